@@ -1,0 +1,49 @@
+# 轮藏 Lunzang — two commands on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+HOST   ?= 127.0.0.1
+PORT   ?= 5000
+
+.PHONY: run test test-postgres lint format bench setup db translations clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+setup: $(STAMP) translations
+
+translations: $(STAMP)
+	$(BIN)/pybabel compile --use-fuzzy -d webapp/translations -D messages >/dev/null 2>&1 || $(BIN)/pybabel compile -d webapp/translations
+
+db: setup
+	$(BIN)/lunzang init-db --with-sample
+
+run: db
+	$(BIN)/lunzang run --host $(HOST) --port $(PORT)
+
+lint: setup
+	$(BIN)/ruff check catalog webapp tests
+	$(BIN)/mypy
+
+format: setup
+	$(BIN)/ruff format catalog webapp tests
+	$(BIN)/ruff check --fix catalog webapp tests
+
+test: setup lint
+	$(BIN)/pytest
+
+POSTGRES_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
+test-postgres: setup
+	DATABASE_URL=$(POSTGRES_URL) $(BIN)/pytest
+
+bench: setup
+	$(BIN)/pytest tests/benchmarks -s -p no:cacheprovider -o addopts="" $(BENCH_ARGS)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""轮藏 Lunzang domain core: models, games, import, search … (never imports Flask)."""

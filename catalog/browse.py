@@ -1,0 +1,164 @@
+"""Read-only catalogue queries for pages and the API: games, sets, a set's printings, a card."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from catalog.games import GAMES, GameModule
+from catalog.models import Card, CardSet, Game, PackTemplate, Printing
+from catalog.text import fold
+
+
+@dataclass
+class GameSummary:
+    game: Game
+    module: GameModule
+    sets: int
+    cards: int
+    printings: int
+
+
+def _counts(rows: Any) -> dict[int, int]:
+    return {key: count for key, count in rows}
+
+
+def game_summaries(session: Session) -> list[GameSummary]:
+    """Every imported game with its counts, in registry order."""
+    sets = _counts(session.execute(select(CardSet.game_id, func.count()).group_by(col(CardSet.game_id))))
+    cards = _counts(session.execute(select(Card.game_id, func.count()).group_by(col(Card.game_id))))
+    printings = _counts(
+        session.execute(
+            select(CardSet.game_id, func.count())
+            .join(Printing, col(Printing.set_id) == col(CardSet.id))
+            .group_by(col(CardSet.game_id))
+        )
+    )
+    games = {g.slug: g for g in session.scalars(select(Game))}
+    return [
+        GameSummary(
+            games[slug],
+            module,
+            sets.get(games[slug].id or 0, 0),
+            cards.get(games[slug].id or 0, 0),
+            printings.get(games[slug].id or 0, 0),
+        )
+        for slug, module in GAMES.items()
+        if slug in games
+    ]
+
+
+def get_game_row(session: Session, slug: str) -> Game | None:
+    return session.scalars(select(Game).where(Game.slug == slug)).first()
+
+
+@dataclass
+class SetSummary:
+    card_set: CardSet
+    printings: int
+    rarities: dict[str, int]
+
+
+def sets_by_series(session: Session, game: Game) -> list[tuple[str, list[SetSummary]]]:
+    """The game's sets grouped by series (manifest order), each with its rarity counts."""
+    module = GAMES[game.slug]
+    counts: dict[int, dict[str, int]] = {}
+    for set_id, rarity, count in session.execute(
+        select(Printing.set_id, Printing.rarity, func.count())
+        .join(CardSet, col(CardSet.id) == col(Printing.set_id))
+        .where(CardSet.game_id == game.id)
+        .group_by(col(Printing.set_id), col(Printing.rarity))
+    ):
+        counts.setdefault(set_id, {})[rarity] = count
+    groups: dict[str, list[SetSummary]] = {}
+    for card_set in session.scalars(
+        select(CardSet).where(CardSet.game_id == game.id).order_by(col(CardSet.position), col(CardSet.code))
+    ):
+        rarities = counts.get(card_set.id or 0, {})
+        ordered = {r: rarities[r] for r in module.rarity.codes if r in rarities}
+        groups.setdefault(card_set.series or "", []).append(SetSummary(card_set, sum(ordered.values()), ordered))
+    return list(groups.items())
+
+
+@dataclass
+class SetPage:
+    card_set: CardSet
+    template: PackTemplate | None
+    rows: list[tuple[Printing, Card]]
+    rarities: dict[str, int]
+
+
+def _number_sort_key(number: str) -> tuple[Any, ...]:
+    """Collector numbers sort by their digits: M4-2 before M4-10."""
+    import re
+
+    parts = re.split(r"(\d+)", number)
+    return tuple(int(p) if p.isdigit() else p for p in parts)
+
+
+def set_page(session: Session, game: Game, code: str) -> SetPage | None:
+    """A set with its printings by collector number, or ``None`` (code folded: m4 = M4)."""
+    card_set = session.scalars(
+        select(CardSet).where(CardSet.game_id == game.id, CardSet.code_key == fold(code))
+    ).first()
+    if card_set is None:
+        return None
+    # Rows unpack like tuples (Result.tuples() is deprecated since SQLAlchemy 2.1).
+    rows = [
+        (printing, card)
+        for printing, card in session.execute(
+            select(Printing, Card)
+            .join(Card, col(Card.id) == col(Printing.card_id))
+            .where(Printing.set_id == card_set.id)
+        )
+    ]
+    rows.sort(key=lambda pc: _number_sort_key(pc[0].number))
+    module = GAMES[game.slug]
+    rarities: dict[str, int] = {}
+    for printing, _card in rows:
+        rarities[printing.rarity] = rarities.get(printing.rarity, 0) + 1
+    ordered = {r: rarities[r] for r in module.rarity.codes if r in rarities}
+    template = session.get(PackTemplate, card_set.pack_template_id) if card_set.pack_template_id else None
+    return SetPage(card_set, template, rows, ordered)
+
+
+@dataclass
+class CardPage:
+    card: Card
+    printings: list[tuple[Printing, CardSet]]
+
+
+def find_card(session: Session, game: Game, name: str) -> Card | None:
+    """A card by its exact name, else by folded name (Traditional/Simplified, width)."""
+    card = session.scalars(select(Card).where(Card.game_id == game.id, Card.name == name)).first()
+    if card is None:
+        card = session.scalars(
+            select(Card).where(Card.game_id == game.id, Card.name_key == fold(name)).order_by(col(Card.id))
+        ).first()
+    return card
+
+
+def card_page(session: Session, game: Game, name: str) -> CardPage | None:
+    card = find_card(session, game, name)
+    if card is None:
+        return None
+    printings = [
+        (printing, card_set)
+        for printing, card_set in session.execute(
+            select(Printing, CardSet)
+            .join(CardSet, col(CardSet.id) == col(Printing.set_id))
+            .where(Printing.card_id == card.id)
+            .order_by(col(CardSet.position), col(Printing.number))
+        )
+    ]
+    return CardPage(card, printings)
+
+
+def random_card(session: Session, game: Game | None = None) -> Card | None:
+    query = select(Card).order_by(func.random()).limit(1)
+    if game is not None:
+        query = query.where(Card.game_id == game.id)
+    return session.scalars(query).first()

@@ -1,0 +1,111 @@
+"""Engines, sessions and migrations. The only place that knows how to reach a database."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import event, inspect
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
+from sqlmodel import Session, create_engine
+
+from catalog.errors import ConfigurationError, Message
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # WAL lets readers go on while an import writes; foreign keys are off by default in SQLite.
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.close()
+
+
+def _sqlite_begin_fix(engine: Engine) -> None:
+    """pysqlite's own transaction handling defers BEGIN; let SQLAlchemy emit it (SQLAlchemy docs)."""
+
+    @event.listens_for(engine, "connect")
+    def do_connect(dbapi_connection: Any, record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        _sqlite_pragmas(dbapi_connection, record)
+
+    @event.listens_for(engine, "begin")
+    def do_begin(conn: Any) -> None:
+        conn.exec_driver_sql("BEGIN")
+
+
+def make_engine(url: str, *, echo: bool = False) -> Engine:
+    """An engine for ``url`` (a SQLAlchemy URL), or a :class:`ConfigurationError` in one line."""
+    if not url or not url.strip():
+        raise ConfigurationError(
+            Message("未设置数据库地址 DATABASE_URL", "DATABASE_URL is empty: give a SQLAlchemy URL")
+        )
+    try:
+        parsed = make_url(url)
+        if parsed.get_backend_name() == "sqlite":
+            database = parsed.database
+            if database and database != ":memory:" and not database.startswith("file:"):
+                folder = Path(database).expanduser().resolve().parent
+                if not folder.is_dir():
+                    raise ConfigurationError(
+                        Message(
+                            f"数据库所在目录不存在：{folder}",
+                            f"the folder of the SQLite database does not exist: {folder}",
+                        )
+                    )
+            engine = create_engine(url, echo=echo, connect_args={"timeout": 30})
+            _sqlite_begin_fix(engine)
+            return engine
+        return create_engine(url, echo=echo, pool_pre_ping=True)
+    except (ArgumentError, NoSuchModuleError, ValueError) as error:
+        raise ConfigurationError(
+            Message(f"无法识别的数据库地址 DATABASE_URL：{url}（{error}）", f"unusable DATABASE_URL {url!r}: {error}")
+        ) from error
+
+
+def check_connection(engine: Engine) -> None:
+    """Connect once; turn a refused or unreadable database into one clear line."""
+    try:
+        with engine.connect():
+            pass
+    except OperationalError as error:
+        reason = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
+        raise ConfigurationError(
+            Message(
+                f"无法连接数据库 {engine.url.render_as_string(hide_password=True)}：{reason}",
+                f"cannot connect to {engine.url.render_as_string(hide_password=True)}: {reason}",
+            )
+        ) from error
+
+
+def alembic_config(engine: Engine) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["engine"] = engine
+    return config
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    """Bring the schema to ``revision`` (creates it on an empty database)."""
+    check_connection(engine)
+    command.upgrade(alembic_config(engine), revision)
+
+
+def is_empty(engine: Engine) -> bool:
+    """True when the database holds no catalogue table yet."""
+    return not inspect(engine).has_table("card")
+
+
+@contextmanager
+def transaction(engine: Engine) -> Iterator[Session]:
+    """One unit of work: commit at the end, roll back on any error."""
+    with Session(engine) as session, session.begin():
+        yield session

@@ -1,0 +1,24 @@
+"""Game registry: slug → game module. Adding a fifth game = one module + its data."""
+
+from __future__ import annotations
+
+from catalog.games.base import GameModule
+from catalog.games.keyforge import KEYFORGE
+from catalog.games.longzhiyi import LONGZHIYI
+from catalog.games.samsara import SAMSARA
+from catalog.games.zhutian import ZHUTIAN
+
+GAMES: dict[str, GameModule] = {g.slug: g for g in (SAMSARA, LONGZHIYI, ZHUTIAN, KEYFORGE)}
+
+
+def get_game(slug: str) -> GameModule | None:
+    """The game module for a slug (or its Chinese/English name), or ``None``."""
+    if slug in GAMES:
+        return GAMES[slug]
+    for game in GAMES.values():
+        if slug in game.aliases():
+            return game
+    return None
+
+
+__all__ = ["GAMES", "GameModule", "get_game"]

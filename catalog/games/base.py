@@ -1,0 +1,310 @@
+"""Shared vocabulary machinery every game module composes (no game knowledge here)."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from catalog.errors import Message
+from catalog.text import fold
+
+
+@dataclass(frozen=True)
+class FieldError(Exception):
+    """One bad cell: the CSV column and what is wrong with it."""
+
+    column: str
+    message: Message
+
+
+class Vocabulary:
+    """Canonical terms with synonyms, matched after folding (width, script, case).
+
+    ``Vocabulary({"火": ["红", "fire"], …})``: the canonical spelling is the key; every
+    synonym and the Traditional spelling of the key resolve to it.
+    """
+
+    def __init__(self, terms: Mapping[str, Iterable[str]], *, english: Mapping[str, str] | None = None):
+        self.canonical: tuple[str, ...] = tuple(terms)
+        self.english: dict[str, str] = dict(english or {})
+        self._lookup: dict[str, str] = {}
+        for canonical, synonyms in terms.items():
+            for word in (canonical, *synonyms, self.english.get(canonical, "")):
+                if word:
+                    self._lookup[fold(word)] = canonical
+
+    def resolve(self, word: str) -> str | None:
+        """The canonical term for ``word`` (any synonym or script), or ``None``."""
+        found = self._lookup.get(word)  # fast path: already canonical (the usual case)
+        return found if found is not None else self._lookup.get(fold(word))
+
+    def index(self, canonical: str) -> int:
+        return self.canonical.index(canonical)
+
+    def synonyms(self) -> dict[str, str]:
+        """Every accepted (folded) spelling → its canonical term."""
+        return dict(self._lookup)
+
+    def __contains__(self, word: str) -> bool:
+        return self.resolve(word) is not None
+
+    def describe(self) -> str:
+        return "、".join(self.canonical)
+
+
+class AttributeSet(Vocabulary):
+    """Attributes/colours a card can have several of; stored as a bit mask for search."""
+
+    def mask(self, attributes: Iterable[str]) -> int:
+        value = 0
+        for attribute in attributes:
+            value |= 1 << self.index(attribute)
+        return value
+
+    def parse_many(self, text: str, column: str) -> list[str]:
+        """Split ``光暗`` or ``光|暗`` or ``light dark`` into canonical attributes, in order."""
+        return list(self._parse_many(text, column))
+
+    @functools.lru_cache(maxsize=1024)  # noqa: B019  (vocabularies live as long as the process)
+    def _parse_many(self, text: str, column: str) -> tuple[str, ...]:
+        text = text.strip()
+        if not text:
+            return ()
+        parts = [p for p in re.split(r"[|/,，、\s]+", text) if p]
+        found: list[str] = []
+        for part in parts:
+            single = self.resolve(part)
+            if single is not None:
+                found.append(single)
+                continue
+            # Chinese attributes are written together without separators: 光暗, 紅綠.
+            for char in part:
+                resolved = self.resolve(char)
+                if resolved is None:
+                    raise FieldError(
+                        column,
+                        Message(
+                            f"未知的属性/颜色「{part}」，可用：{self.describe()}",
+                            f"unknown attribute/colour '{part}'; known: {', '.join(self.canonical)}",
+                        ),
+                    )
+                found.append(resolved)
+        return tuple(a for a in self.canonical if a in found)
+
+
+@dataclass(frozen=True)
+class RarityLadder:
+    """A game's rarities from lowest to highest; ``rank`` orders them for ``r>=UR``."""
+
+    codes: tuple[str, ...]
+    synonyms: Mapping[str, str] = field(default_factory=dict)
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+    def resolve(self, word: str) -> str | None:
+        if word in self.codes:
+            return word
+        key = fold(word)
+        for code in self.codes:
+            if fold(code) == key:
+                return code
+        for synonym, code in self.synonyms.items():
+            if fold(synonym) == key:
+                return code
+        return None
+
+    def rank(self, code: str) -> int:
+        return self.codes.index(code)
+
+    def label(self, code: str) -> str:
+        return self.labels.get(code, code)
+
+    def describe(self) -> str:
+        return " < ".join(self.codes)
+
+
+def bad(column: str, zh: str, en: str) -> FieldError:
+    return FieldError(column, Message(zh, en))
+
+
+def parse_int(row: Mapping[str, str], column: str, *, low: int | None = None, high: int | None = None) -> int | None:
+    """An optional integer cell, with bounds."""
+    raw = (row.get(column) or "").strip()
+    if raw == "":
+        return None
+    if raw.isascii() and raw.isdigit():
+        value = int(raw)
+        if (low is None or value >= low) and (high is None or value <= high):
+            return value
+    raw = raw.translate(str.maketrans("０１２３４５６７８９－", "0123456789-"))
+    if not re.fullmatch(r"-?\d+", raw):
+        raise bad(column, f"「{raw}」不是整数", f"'{raw}' is not a whole number")
+    value = int(raw)
+    if low is not None and value < low:
+        raise bad(column, f"{value} 小于下限 {low}", f"{value} is below the minimum {low}")
+    if high is not None and value > high:
+        raise bad(column, f"{value} 大于上限 {high}", f"{value} is above the maximum {high}")
+    return value
+
+
+def parse_list(row: Mapping[str, str], column: str) -> list[str]:
+    """A ``|``-separated cell into its trimmed, non-empty parts, order kept."""
+    raw = (row.get(column) or "").strip()
+    if not raw:
+        return []
+    return [part.strip() for part in re.split(r"[|｜]", raw) if part.strip()]
+
+
+def cell(row: Mapping[str, str], column: str) -> str:
+    return (row.get(column) or "").strip()
+
+
+@dataclass
+class ParsedCard:
+    """What one CSV row says about the rules object (Card) and about its printing.
+
+    ``card`` holds exactly the rules fields; two rows naming the same card must agree on it.
+    """
+
+    card: dict[str, Any]
+    printing: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Keyword:
+    """One entry of a game's keyword glossary: how it is written and what it means."""
+
+    kind: str
+    zh: str
+    en: str
+    explanation: str
+    has_value: bool = False
+    has_subject: bool = False
+
+
+# The columns every game's CSV has (DESIGN §3).
+COMMON_REQUIRED = ("set", "number", "name", "rarity", "type", "text")
+COMMON_OPTIONAL = ("subtype", "flavor", "illustrator", "image")
+
+
+class GameModule:
+    """Everything particular to one game. Subclasses set the vocabulary and parse their columns.
+
+    ``parse_row`` turns one CSV row into a :class:`ParsedCard` or raises :class:`RowErrors`
+    listing every bad cell, so the importer can report all problems at once.
+    """
+
+    slug: str = ""
+    name: str = ""
+    name_en: str = ""
+    script: str = "hans"  # how the game's card data is written: "hans" or "hant"
+    types: Vocabulary = Vocabulary({})
+    attributes: AttributeSet = AttributeSet({})
+    rarity: RarityLadder = RarityLadder(())
+    game_columns: tuple[str, ...] = ()
+    keywords: tuple[Keyword, ...] = ()
+    # rule kind → default parameters; the first kind is the game's default (DESIGN §5)
+    rule_kinds: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+
+    def aliases(self) -> set[str]:
+        return {self.name, self.name_en.lower(), fold(self.name)}
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return COMMON_REQUIRED + COMMON_OPTIONAL + self.game_columns
+
+    def parse_row(self, row: Mapping[str, str]) -> ParsedCard:
+        errors: list[FieldError] = []
+
+        def attempt(fn: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except FieldError as error:
+                errors.append(error)
+                return None
+
+        name = cell(row, "name")
+        if not name:
+            errors.append(bad("name", "卡名为空", "the name is empty"))
+        type_word = cell(row, "type")
+        card_type = self.types.resolve(type_word) if type_word else None
+        if card_type is None:
+            errors.append(
+                bad(
+                    "type",
+                    f"未知的类型「{type_word}」，可用：{self.types.describe()}",
+                    f"unknown type '{type_word}'; known: {', '.join(self.types.canonical)}",
+                )
+            )
+        rarity_word = cell(row, "rarity")
+        rarity = self.rarity.resolve(rarity_word) if rarity_word else None
+        if rarity is None:
+            errors.append(
+                bad(
+                    "rarity",
+                    f"未知的稀有度「{rarity_word}」，可用：{self.rarity.describe()}",
+                    f"unknown rarity '{rarity_word}'; known: {self.rarity.describe()}",
+                )
+            )
+        card: dict[str, Any] = {
+            "type": card_type,
+            "subtype": cell(row, "subtype"),
+            "attributes": [],
+            "cost_text": "",
+            "cost": None,
+            "cost_total": None,
+            "attack": None,
+            "defense": None,
+            "level": None,
+            "life": None,
+            "faction": "",
+            "traits": [],
+            "keywords": [],
+            "text": cell(row, "text"),
+            "name_en": "",
+            "extra": {},
+        }
+        game_fields = attempt(self.parse_game_fields, row, card_type, errors)
+        if game_fields:
+            card.update(game_fields)
+        if errors:
+            raise RowErrors(errors)
+        printing = {
+            "rarity": rarity,
+            "rarity_rank": self.rarity.rank(rarity) if rarity else 0,
+            "flavor": cell(row, "flavor"),
+            "illustrator": cell(row, "illustrator"),
+            "image": cell(row, "image"),
+        }
+        return ParsedCard(card=card, printing=printing)
+
+    def parse_game_fields(
+        self, row: Mapping[str, str], card_type: str | None, errors: list[FieldError]
+    ) -> dict[str, Any]:
+        """The game's own columns → card fields; append to ``errors`` rather than stop."""
+        return {}
+
+    def keyword_info(self, kind: str) -> Keyword | None:
+        for keyword in self.keywords:
+            if keyword.kind == kind:
+                return keyword
+        return None
+
+
+class RowErrors(Exception):
+    """Every bad cell of one row."""
+
+    def __init__(self, errors: list[FieldError]):
+        super().__init__("; ".join(f"{e.column}: {e.message.zh}" for e in errors))
+        self.errors = errors
+
+
+def collect(errors: list[FieldError], fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Call ``fn``; on a :class:`FieldError` record it and return ``None``."""
+    try:
+        return fn(*args, **kwargs)
+    except FieldError as error:
+        errors.append(error)
+        return None

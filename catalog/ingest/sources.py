@@ -1,0 +1,614 @@
+"""Reading catalogue sources (DESIGN §3 folders, KeyForge community JSON) into plain specs.
+
+Nothing here touches the database: a :class:`Source` is what the files say, plus every
+problem found while reading them, each located as ``file:line: column``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from catalog.errors import Message
+from catalog.games import GameModule, get_game
+from catalog.games.base import COMMON_REQUIRED
+from catalog.games.keyforge import community_rows, community_set, looks_like_community_json
+
+SET_KINDS = ("starter", "booster", "theme", "collection")
+FORMAT_PARAMS = ("main_min", "main_max", "copy_limit", "extra_max")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One import error, reported as ``file:line: column: message``."""
+
+    file: str
+    line: int
+    column: str
+    message: Message
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.column}: {self.message.zh}"
+
+
+@dataclass
+class SetSpec:
+    code: str
+    name: str
+    series: str
+    kind: str
+    release: str
+    description: str
+    pack: str | None
+    position: int
+    line: int
+
+
+@dataclass
+class TemplateSpec:
+    name: str
+    packs_per_box: int
+    slots: list[dict[str, Any]]
+    line: int
+
+
+@dataclass
+class FormatSpec:
+    code: str
+    name: str
+    rules: str
+    legal_sets: list[str]
+    banlist: dict[str, int]
+    params: dict[str, int | None]
+    line: int
+
+
+@dataclass
+class Row:
+    file: str
+    line: int
+    values: dict[str, str]
+
+
+@dataclass
+class Source:
+    """Everything one game folder (or one community JSON file) says."""
+
+    path: str
+    game: GameModule | None
+    sample: bool = False
+    sets: list[SetSpec] = field(default_factory=list)
+    templates: list[TemplateSpec] = field(default_factory=list)
+    formats: list[FormatSpec] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def expand_paths(paths: list[Path]) -> tuple[list[Path], list[Problem]]:
+    """Game folders, JSON files, or a folder holding game folders (like ``import/``)."""
+    found: list[Path] = []
+    problems: list[Problem] = []
+    for path in paths:
+        if path.is_file() or (path / "manifest.toml").is_file():
+            found.append(path)
+        elif path.is_dir():
+            children = sorted(p for p in path.iterdir() if (p / "manifest.toml").is_file())
+            if children:
+                found.extend(children)
+            else:
+                problems.append(
+                    Problem(
+                        str(path),
+                        0,
+                        "manifest.toml",
+                        Message(
+                            "目录中没有 manifest.toml，也没有含 manifest.toml 的游戏子目录",
+                            "no manifest.toml here, nor game folders holding one",
+                        ),
+                    )
+                )
+        else:
+            problems.append(Problem(str(path), 0, "-", Message("路径不存在", "no such file or folder")))
+    return found, problems
+
+
+def read_source(path: Path) -> Source:
+    if path.is_file():
+        if path.suffix.lower() == ".json":
+            return read_community_json(path)
+        return Source(
+            str(path),
+            None,
+            problems=[
+                Problem(
+                    str(path),
+                    0,
+                    "-",
+                    Message(
+                        "不认识的文件：应为游戏目录（含 manifest.toml）或 KeyForge 社区 JSON 文件",
+                        "unknown file: give a game folder with manifest.toml, or a KeyForge community JSON file",
+                    ),
+                )
+            ],
+        )
+    return read_folder(path)
+
+
+def _decode(raw: bytes, display: str) -> tuple[str | None, Problem | None]:
+    try:
+        return raw.decode("utf-8-sig"), None
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        return None, Problem(
+            display,
+            line,
+            "-",
+            Message(
+                f"文件不是 UTF-8 编码（第 {error.start + 1} 字节无法解码）；请在 Excel 中另存为“CSV UTF-8”",
+                f"the file is not UTF-8 (byte {error.start + 1} cannot be decoded); save it as CSV UTF-8",
+            ),
+        )
+
+
+class _ManifestLines:
+    """Finds the line of a manifest entry, for messages (tomllib keeps no positions)."""
+
+    def __init__(self, text: str):
+        self.lines = text.splitlines()
+
+    def header(self, pattern: str, index: int = 0) -> int:
+        regex = re.compile(pattern)
+        seen = 0
+        for number, line in enumerate(self.lines, start=1):
+            if regex.match(line.strip()):
+                if seen == index:
+                    return number
+                seen += 1
+        return 1
+
+    def key(self, start: int, key: str) -> int:
+        regex = re.compile(rf"^\s*{re.escape(key)}\s*=")
+        for number in range(start, len(self.lines) + 1):
+            line = self.lines[number - 1]
+            if number > start and line.strip().startswith("["):
+                break
+            if regex.match(line):
+                return number
+        return start
+
+
+def read_folder(folder: Path) -> Source:
+    manifest_path = folder / "manifest.toml"
+    display = str(manifest_path)
+    source = Source(str(folder), None)
+    raw = manifest_path.read_bytes()
+    text, problem = _decode(raw, display)
+    if problem or text is None:
+        source.problems.append(problem)  # type: ignore[arg-type]
+        return source
+    try:
+        manifest = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        match = re.search(r"line (\d+)", str(error))
+        source.problems.append(
+            Problem(
+                display,
+                int(match[1]) if match else 1,
+                "-",
+                Message(f"TOML 语法错误：{error}", f"TOML syntax error: {error}"),
+            )
+        )
+        return source
+    lines = _ManifestLines(text)
+
+    def problem_at(line: int, column: str, zh: str, en: str) -> None:
+        source.problems.append(Problem(display, line, column, Message(zh, en)))
+
+    game_slug = manifest.get("game")
+    game = get_game(str(game_slug)) if game_slug else None
+    if game is None:
+        problem_at(
+            lines.key(1, "game"),
+            "game",
+            f"未知的游戏「{game_slug}」，可用：samsara、longzhiyi、zhutian、keyforge",
+            f"unknown game {game_slug!r}; known: samsara, longzhiyi, zhutian, keyforge",
+        )
+        return source
+    source.game = game
+    source.sample = bool(manifest.get("sample", False))
+
+    for index, (name, template) in enumerate((manifest.get("packs") or {}).items()):
+        line = lines.header(rf"^\[packs\.{re.escape(name)}\]$")
+        template_spec = _read_template(name, template, game, line, problem_at)
+        if template_spec:
+            source.templates.append(template_spec)
+        del index
+    template_names = {t.name for t in source.templates} | set(manifest.get("packs") or {})
+
+    raw_sets = manifest.get("sets") or []
+    if not isinstance(raw_sets, list):
+        problem_at(lines.key(1, "sets"), "sets", "sets 应写成 [[sets]] 表数组", "sets must be [[sets]] tables")
+        raw_sets = []
+    seen_codes: dict[str, int] = {}
+    for position, entry in enumerate(raw_sets):
+        line = lines.header(r"^\[\[sets\]\]$", position)
+        spec = _read_set(entry, game, position, line, lines, template_names, problem_at)
+        if spec is None:
+            continue
+        code_line = lines.key(line, "code")
+        if spec.code in seen_codes:
+            problem_at(
+                code_line,
+                "code",
+                f"系列代码 {spec.code} 重复（第 {seen_codes[spec.code]} 行已定义）",
+                f"set code {spec.code} defined twice (first at line {seen_codes[spec.code]})",
+            )
+            continue
+        seen_codes[spec.code] = code_line
+        source.sets.append(spec)
+
+    for index, entry in enumerate(manifest.get("formats") or []):
+        line = lines.header(r"^\[\[formats\]\]$", index)
+        fmt = _read_format(entry, game, line, lines, problem_at)
+        if fmt:
+            source.formats.append(fmt)
+
+    cards_dir = folder / "cards"
+    csv_files = sorted(cards_dir.glob("*.csv")) if cards_dir.is_dir() else []
+    if not csv_files:
+        problem_at(1, "-", f"{cards_dir} 中没有卡牌 CSV 文件", f"no card CSV files in {cards_dir}")
+    for csv_path in csv_files:
+        _read_csv(csv_path, game, source)
+    return source
+
+
+def _read_template(name: str, raw: Any, game: GameModule, line: int, problem_at: Any) -> TemplateSpec | None:
+    if not isinstance(raw, dict):
+        problem_at(line, f"packs.{name}", "卡包模板应是一个表", "a pack template must be a table")
+        return None
+    ok = True
+    packs_per_box = raw.get("packs_per_box", 1)
+    if not isinstance(packs_per_box, int) or isinstance(packs_per_box, bool) or packs_per_box < 1:
+        problem_at(
+            line,
+            "packs_per_box",
+            f"每盒包数应为正整数，而不是 {packs_per_box!r}",
+            f"packs_per_box must be a positive whole number, not {packs_per_box!r}",
+        )
+        ok = False
+    slots: list[dict[str, Any]] = []
+    raw_slots = raw.get("slots") or []
+    if not raw_slots:
+        problem_at(line, "slots", "卡包模板没有任何卡位（slots）", "the pack template has no slots")
+        ok = False
+    template_collation = raw.get("box_collation")
+    for number, slot in enumerate(raw_slots, start=1):
+        where = f"packs.{name}.slots[{number}]"
+        count = slot.get("count", 1) if isinstance(slot, dict) else None
+        if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+            problem_at(
+                line,
+                where,
+                f"卡位张数 count 应为正整数，而不是 {count!r}",
+                f"count must be a positive whole number, not {count!r}",
+            )
+            ok = False
+            continue
+        weights: dict[str, float] = {}
+        for word, weight in (slot.get("rarity") or {}).items():
+            rarity = game.rarity.resolve(str(word))
+            if rarity is None:
+                problem_at(
+                    line,
+                    where,
+                    f"未知的稀有度「{word}」，可用：{game.rarity.describe()}",
+                    f"unknown rarity {word!r}; known: {game.rarity.describe()}",
+                )
+                ok = False
+            elif not isinstance(weight, int | float) or isinstance(weight, bool) or weight < 0:
+                problem_at(line, where, f"稀有度 {word} 的权重应为非负数", f"weight of {word} must be ≥ 0")
+                ok = False
+            else:
+                weights[rarity] = weights.get(rarity, 0) + weight
+        if not weights or sum(weights.values()) <= 0:
+            problem_at(line, where, "卡位没有任何正权重的稀有度", "the slot has no rarity with a positive weight")
+            ok = False
+        slots.append({"count": count, "rarity": weights, "box_collation": slot.get("box_collation")})
+    if template_collation is not None and slots:
+        # A template-level box_collation applies to the first slot that mixes rarities.
+        mixed = [s for s in slots if len(s["rarity"]) > 1] or slots[-1:]
+        mixed[0]["box_collation"] = template_collation
+    for number, slot in enumerate(slots, start=1):
+        collation = slot.get("box_collation")
+        if collation is None:
+            continue
+        where = f"packs.{name}.box_collation"
+        counts: dict[str, int] = {}
+        for word, count in collation.items():
+            rarity = game.rarity.resolve(str(word))
+            if rarity is None or not isinstance(count, int) or count < 0:
+                problem_at(line, where, f"box_collation 中「{word} = {count}」无效", f"invalid {word} = {count}")
+                ok = False
+            else:
+                counts[rarity] = count
+        expected = (packs_per_box if isinstance(packs_per_box, int) else 0) * slot["count"]
+        if ok and sum(counts.values()) != expected:
+            problem_at(
+                line,
+                where,
+                f"box_collation 合计 {sum(counts.values())} 张，应等于每盒包数 × 卡位张数 = {expected}",
+                f"box_collation adds up to {sum(counts.values())}, expected packs_per_box × count = {expected}",
+            )
+            ok = False
+        slot["box_collation"] = counts
+        del number
+    return TemplateSpec(name, packs_per_box, slots, line) if ok else None
+
+
+def _text(entry: dict[str, Any], key: str) -> str:
+    value = entry.get(key, "")
+    return str(value).strip() if value is not None else ""
+
+
+def _read_set(
+    entry: Any,
+    game: GameModule,
+    position: int,
+    line: int,
+    lines: _ManifestLines,
+    template_names: set[str],
+    problem_at: Any,
+) -> SetSpec | None:
+    if not isinstance(entry, dict):
+        problem_at(line, "sets", "[[sets]] 条目应是表", "a [[sets]] entry must be a table")
+        return None
+    code = _text(entry, "code")
+    name = _text(entry, "name")
+    ok = True
+    if not code:
+        problem_at(line, "code", "系列缺少代码 code", "the set has no code")
+        ok = False
+    if not name:
+        problem_at(lines.key(line, "name"), "name", f"系列 {code} 缺少名称 name", f"set {code} has no name")
+        ok = False
+    series = _text(entry, "series")
+    if game.slug == "samsara" and series not in ("S", "M", "P", "G"):
+        problem_at(
+            lines.key(line, "series"),
+            "series",
+            f"永恒之轮的系列类别应为 S、M、P 或 G，而不是「{series}」",
+            f"Eternal Samsara series must be S, M, P or G, not {series!r}",
+        )
+        ok = False
+    kind = _text(entry, "kind") or "booster"
+    if kind not in SET_KINDS:
+        problem_at(
+            lines.key(line, "kind"),
+            "kind",
+            f"未知的系列种类「{kind}」，可用：{'、'.join(SET_KINDS)}",
+            f"unknown kind {kind!r}; known: {', '.join(SET_KINDS)}",
+        )
+        ok = False
+    release = _text(entry, "release")
+    if release and not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", release):
+        problem_at(
+            lines.key(line, "release"),
+            "release",
+            f"发售日期「{release}」应写成 2014-06",
+            f"release {release!r} must look like 2014-06",
+        )
+        ok = False
+    pack = _text(entry, "pack") or None
+    if pack and pack not in template_names:
+        problem_at(
+            lines.key(line, "pack"),
+            "pack",
+            f"没有名为「{pack}」的卡包模板 [packs.{pack}]",
+            f"no pack template [packs.{pack}]",
+        )
+        ok = False
+    if not ok:
+        return None
+    return SetSpec(code, name, series, kind, release, _text(entry, "description"), pack, position, line)
+
+
+def _read_format(entry: Any, game: GameModule, line: int, lines: _ManifestLines, problem_at: Any) -> FormatSpec | None:
+    if not isinstance(entry, dict):
+        problem_at(line, "formats", "[[formats]] 条目应是表", "a [[formats]] entry must be a table")
+        return None
+    ok = True
+    code = _text(entry, "code")
+    if not code:
+        problem_at(line, "code", "赛制缺少代码 code", "the format has no code")
+        ok = False
+    kinds = list(game.rule_kinds)
+    rules = _text(entry, "rules") or kinds[0]
+    if rules not in game.rule_kinds:
+        problem_at(
+            lines.key(line, "rules"),
+            "rules",
+            f"未知的规则类型「{rules}」，{game.name}可用：{'、'.join(kinds)}",
+            f"unknown rule kind {rules!r}; known for {game.slug}: {', '.join(kinds)}",
+        )
+        ok = False
+    legal = entry.get("legal_sets", ["*"])
+    if not isinstance(legal, list) or not all(isinstance(x, str) and x.strip() for x in legal):
+        problem_at(
+            lines.key(line, "legal_sets"),
+            "legal_sets",
+            'legal_sets 应是系列代码的列表，如 ["M*", "S8"]',
+            'legal_sets must be a list of set codes such as ["M*", "S8"]',
+        )
+        ok = False
+        legal = []
+    banlist: dict[str, int] = {}
+    for card_name, limit in (entry.get("banlist") or {}).items():
+        if limit not in (0, 1, 2) or isinstance(limit, bool):
+            problem_at(
+                lines.key(line, "banlist"),
+                "banlist",
+                f"禁限卡表中「{card_name}」的数量应为 0（禁止）、1（限制）或 2（准限制），而不是 {limit!r}",
+                f"ban-list limit of {card_name!r} must be 0, 1 or 2, not {limit!r}",
+            )
+            ok = False
+        else:
+            banlist[str(card_name).strip()] = limit
+    params: dict[str, int | None] = {}
+    allowed = set(FORMAT_PARAMS)
+    for key, value in entry.items():
+        if key in ("code", "name", "rules", "legal_sets", "banlist", "description"):
+            continue
+        if key not in allowed:
+            problem_at(
+                lines.key(line, key),
+                key,
+                f"未知的赛制参数「{key}」，可用：{'、'.join(FORMAT_PARAMS)}",
+                f"unknown format parameter {key!r}; known: {', '.join(FORMAT_PARAMS)}",
+            )
+            ok = False
+        elif not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            problem_at(lines.key(line, key), key, f"{key} 应为非负整数", f"{key} must be a whole number ≥ 0")
+            ok = False
+        else:
+            params[key] = value
+    if not ok:
+        return None
+    return FormatSpec(code, _text(entry, "name") or code, rules, [s.strip() for s in legal], banlist, params, line)
+
+
+def _read_csv(path: Path, game: GameModule, source: Source) -> None:
+    display = str(path)
+    text, problem = _decode(path.read_bytes(), display)
+    if problem or text is None:
+        source.problems.append(problem)  # type: ignore[arg-type]
+        return
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader)
+    except StopIteration:
+        source.problems.append(Problem(display, 1, "-", Message("文件为空，缺少表头行", "empty file: no header row")))
+        return
+    except csv.Error as error:
+        source.problems.append(Problem(display, 1, "-", Message(f"CSV 格式错误：{error}", f"CSV error: {error}")))
+        return
+    columns = [c.strip().lower() for c in header]
+    known = set(game.columns)
+    header_ok = True
+    for column in COMMON_REQUIRED:
+        if column not in columns:
+            source.problems.append(
+                Problem(display, 1, column, Message(f"缺少必需的列「{column}」", f"missing required column {column!r}"))
+            )
+            header_ok = False
+    seen: set[str] = set()
+    for column in columns:
+        if column in seen:
+            source.problems.append(
+                Problem(display, 1, column, Message(f"列「{column}」重复", f"column {column!r} twice"))
+            )
+            header_ok = False
+        seen.add(column)
+        if column and column not in known:
+            source.problems.append(
+                Problem(
+                    display,
+                    1,
+                    column,
+                    Message(
+                        f"未知的列「{column}」，{game.name}可用的列：{', '.join(game.columns)}",
+                        f"unknown column {column!r}; columns for {game.slug}: {', '.join(game.columns)}",
+                    ),
+                )
+            )
+            header_ok = False
+    if not header_ok:
+        return
+    previous_end = reader.line_num
+    try:
+        for cells in reader:
+            line = previous_end + 1
+            previous_end = reader.line_num
+            if not any(c.strip() for c in cells):
+                continue
+            if len(cells) > len(columns):
+                source.problems.append(
+                    Problem(
+                        display,
+                        line,
+                        "-",
+                        Message(
+                            f"这一行有 {len(cells)} 个字段，比表头多（{len(columns)} 列）；含逗号的字段要加引号",
+                            f"{len(cells)} fields but {len(columns)} columns; quote fields that contain commas",
+                        ),
+                    )
+                )
+                continue
+            values = {column: cells[i] if i < len(cells) else "" for i, column in enumerate(columns)}
+            source.rows.append(Row(display, line, values))
+    except csv.Error as error:
+        source.problems.append(
+            Problem(display, reader.line_num, "-", Message(f"CSV 格式错误：{error}", f"CSV error: {error}"))
+        )
+
+
+def read_community_json(path: Path) -> Source:
+    """A KeyForge community card-data file (one set) as a Source of the keyforge game."""
+    from catalog.games.keyforge import KEYFORGE
+
+    display = str(path)
+    source = Source(display, KEYFORGE)
+    text, problem = _decode(path.read_bytes(), display)
+    if problem or text is None:
+        source.problems.append(problem)  # type: ignore[arg-type]
+        return source
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        source.problems.append(
+            Problem(
+                display,
+                error.lineno,
+                "-",
+                Message(f"JSON 语法错误：{error.msg}（第 {error.colno} 列）", f"JSON syntax error: {error.msg}"),
+            )
+        )
+        return source
+    if not looks_like_community_json(data):
+        source.problems.append(
+            Problem(
+                display,
+                1,
+                "-",
+                Message(
+                    "不是 KeyForge 社区卡牌数据格式（需要 code 与 cards[]）",
+                    "not the KeyForge community card-data format (needs code and cards[])",
+                ),
+            )
+        )
+        return source
+    header = community_set(data)
+    source.sets.append(
+        SetSpec(
+            header["code"],
+            header["name"],
+            header["series"],
+            header["kind"],
+            header["release"],
+            header["description"],
+            None,
+            0,
+            1,
+        )
+    )
+    card_lines = [n for n, line in enumerate(text.splitlines(), start=1) if re.match(r'^\s*"number"\s*:', line)]
+    rows = community_rows(data)
+    for index, values in rows:
+        line = card_lines[index - 1] if len(card_lines) == len(rows) else index
+        source.rows.append(Row(display, line, values))
+    return source

@@ -1,0 +1,151 @@
+"""The catalogue data model (DESIGN §2): Game, CardSet, Card, Printing, Format, BanEntry.
+
+``Card`` is the rules object, one per game and name (Scryfall's "oracle card"); ``Printing``
+is that card in one set with its collector number and rarity. Copy limits count by Card.
+Search keys (folded name, pinyin, initials, folded text) are computed at import time.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from sqlalchemy import JSON, Column, Index, Table, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+class Game(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    slug: str = Field(max_length=32, unique=True)
+    name: str = Field(max_length=64)
+
+
+class PackTemplate(SQLModel, table=True):
+    """How a booster of a set is filled (DESIGN §3 ``[packs.NAME]``)."""
+
+    __tablename__ = "pack_template"
+    __table_args__ = (UniqueConstraint("game_id", "name"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    name: str = Field(max_length=64)
+    packs_per_box: int = 1
+    # [{"count": 7, "rarity": {"C": 1}, "box_collation": {"SR": 1, …} | None}, …]
+    slots: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+
+
+class CardSet(SQLModel, table=True):
+    __tablename__ = "card_set"
+    __table_args__ = (UniqueConstraint("game_id", "code"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    code: str = Field(max_length=32)
+    code_key: str = Field(max_length=32, index=True)  # folded code, for set: searches
+    name: str = Field(max_length=200)
+    series: str = Field(default="", max_length=64, index=True)
+    kind: str = Field(default="booster", max_length=16)
+    release: str = Field(default="", max_length=16)
+    description: str = ""
+    position: int = 0  # order within the manifest
+    sample: bool = False  # our own sample data, not official texts
+    pack_template_id: int | None = Field(default=None, foreign_key="pack_template.id")
+
+
+class Card(SQLModel, table=True):
+    __table_args__ = (
+        UniqueConstraint("game_id", "name"),
+        Index("ix_card_game_type", "game_id", "type"),
+        Index("ix_card_game_cost", "game_id", "cost_total"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    name: str = Field(max_length=200)
+    name_en: str = Field(default="", max_length=200)
+    name_key: str = Field(max_length=200, index=True)
+    pinyin: str = Field(default="", max_length=800, index=True)
+    initials: str = Field(default="", max_length=200, index=True)
+    type: str = Field(max_length=32)
+    subtype: str = Field(default="", max_length=64)
+    attributes: str = Field(default="", max_length=16)  # canonical characters, e.g. "光暗"
+    # bit i = the game's i-th attribute; searched with bit operations, which no index serves
+    attr_mask: int = 0
+    faction: str = Field(default="", max_length=64, index=True)  # 誅天 faction, KeyForge house
+    cost_text: str = Field(default="", max_length=32)
+    cost: dict[str, int] | None = Field(default=None, sa_column=Column(JSON))
+    cost_total: int | None = None
+    attack: int | None = None
+    defense: int | None = None
+    level: int | None = None
+    life: int | None = None
+    traits: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    keywords: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    text: str = ""
+    text_key: str = ""
+    rules_hash: str = Field(default="", max_length=40)  # sha1 of the rules fields: cheap re-import
+    extra: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+
+
+class CardTrait(SQLModel, table=True):
+    """One trait (特征) of a card, folded for matching: feeds ``trait:`` search and 『A』限定."""
+
+    __tablename__ = "card_trait"
+
+    card_id: int = Field(foreign_key="card.id", primary_key=True, ondelete="CASCADE")
+    trait: str = Field(max_length=64, primary_key=True)
+    trait_key: str = Field(max_length=64, index=True)
+
+
+class CardKeyword(SQLModel, table=True):
+    """One parsed keyword of a card (kind + optional value and subject): ``kw:`` search."""
+
+    __tablename__ = "card_keyword"
+
+    id: int | None = Field(default=None, primary_key=True)
+    card_id: int = Field(foreign_key="card.id", index=True, ondelete="CASCADE")
+    kind: str = Field(max_length=32, index=True)
+    value: int | None = None
+    subject: str | None = Field(default=None, max_length=64)
+    label: str = Field(max_length=80)
+
+
+class Printing(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("set_id", "number"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    card_id: int = Field(foreign_key="card.id", index=True)
+    set_id: int = Field(foreign_key="card_set.id", index=True)
+    number: str = Field(max_length=32)
+    number_key: str = Field(max_length=32, index=True)  # folded number, for lookups
+    rarity: str = Field(max_length=16)
+    rarity_rank: int = Field(default=0, index=True)
+    flavor: str = ""
+    illustrator: str = Field(default="", max_length=120)
+    image: str = Field(default="", max_length=500)
+
+
+class Format(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("game_id", "code"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    code: str = Field(max_length=32)
+    name: str = Field(max_length=100)
+    rules: str = Field(max_length=32)  # one of the game's rule kinds
+    legal_sets: list[str] = Field(default_factory=lambda: ["*"], sa_column=Column(JSON, nullable=False))
+    params: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+
+
+class BanEntry(SQLModel, table=True):
+    """A ban-list line: 0 banned (禁止), 1 限制, 2 准限制 copies allowed."""
+
+    __tablename__ = "ban_entry"
+
+    format_id: int = Field(foreign_key="format.id", primary_key=True, ondelete="CASCADE")
+    card_id: int = Field(foreign_key="card.id", primary_key=True)
+    limit: int = 0
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """The Core table behind a model, for bulk statements (typed for mypy)."""
+    return cast(Table, model.__table__)  # type: ignore[attr-defined]

@@ -1,0 +1,16 @@
+"""Test helpers shared by several modules."""
+
+from __future__ import annotations
+
+from sqlalchemy import text
+from sqlalchemy.engine import Engine
+from sqlmodel import SQLModel
+
+
+def table_counts(engine: Engine) -> dict[str, int]:
+    """Row count of every table: the 'database unchanged' check of the bad-input tests."""
+    with engine.connect() as connection:
+        return {
+            table.name: connection.execute(text(f'SELECT COUNT(*) FROM "{table.name}"')).scalar_one()
+            for table in SQLModel.metadata.sorted_tables
+        }

@@ -1,0 +1,27 @@
+"""The app factory's configuration rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from catalog.errors import ConfigurationError
+from webapp import create_app
+
+
+def test_production_refuses_the_default_secret_key(database_url: str) -> None:
+    with pytest.raises(ConfigurationError) as error:
+        create_app({"DATABASE_URL": database_url, "LUNZANG_ENV": "production"})
+    assert "SECRET_KEY" in error.value.message.zh
+    app = create_app({"DATABASE_URL": database_url, "LUNZANG_ENV": "production", "SECRET_KEY": "s3cret"})
+    assert app.config["SECRET_KEY"] == "s3cret"
+
+
+def test_database_url_from_environment(monkeypatch: pytest.MonkeyPatch, database_url: str) -> None:
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    assert create_app().config["DATABASE_URL"] == database_url
+
+
+def test_default_database_is_sqlite_in_the_instance_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    app = create_app()
+    assert app.config["DATABASE_URL"] == f"sqlite:///{app.instance_path}/lunzang.sqlite3"

@@ -1,0 +1,152 @@
+"""Click through the catalogue in a real browser: Playwright driving Debian's Chromium.
+
+Needs ``apt-get install chromium`` and ``pip install playwright``; never ``playwright install``
+(the browser is the system one, at /usr/bin/chromium). The sample app is served on a free
+port of 127.0.0.1 by werkzeug in a background thread.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from urllib.parse import quote
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+from werkzeug.serving import make_server
+
+from tests.test_web import ensure_translations_compiled
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def live_server(sample_app) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    ensure_translations_compiled()
+    server = make_server("127.0.0.1", 0, sample_app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, name="lunzang-test-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+        server.server_close()
+
+
+def open_page(browser: Browser, *, javascript: bool = True, width: int = 1280) -> Page:
+    context = browser.new_context(java_script_enabled=javascript, viewport={"width": width, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    return page
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_click_from_home_to_a_card_and_back_to_its_set(browser: Browser, live_server: str, javascript: bool) -> None:
+    page = open_page(browser, javascript=javascript)
+    try:
+        page.goto(live_server + "/")
+        expect(page.get_by_role("heading", level=1)).to_have_text("中文集换式卡牌数据库")
+        expect(page.locator(".game-card")).to_have_count(4)
+
+        page.get_by_role("navigation", name="主导航").get_by_role("link", name="系列", exact=True).click()
+        expect(page).to_have_url(live_server + "/sets")
+        series_m = page.locator("section.series", has=page.get_by_role("heading", name="M 系列"))
+        series_m.first.get_by_role("link", name="M4", exact=True).click()
+
+        expect(page).to_have_url(live_server + "/sets/samsara/M4")
+        expect(page.get_by_role("heading", level=1)).to_contain_text("奇幻征途")
+        table = page.locator("table.printings")
+        numbers = table.locator("td.number").all_inner_texts()
+        assert numbers[:3] == ["M4-001", "M4-002", "M4-003"] and len(numbers) > 40
+        row = table.locator("tr", has_text="M4-002")
+        expect(row.locator(".rarity")).to_have_attribute("data-rarity", "R")
+        row.get_by_role("link").click()
+
+        expect(page).to_have_url(live_server + "/cards/samsara/" + quote("小红帽·狼猎手"))
+        expect(page.get_by_role("heading", level=1)).to_have_text("小红帽·狼猎手")
+        expect(page.locator(".rules-text")).to_contain_text("这张战魂破坏兽人或狼人战魂时")
+        page.locator("table.printings").get_by_role("link", name="M4", exact=True).click()
+        expect(page).to_have_url(live_server + "/sets/samsara/M4")
+    finally:
+        page.context.close()
+
+
+def test_switch_to_english_and_back(browser: Browser, live_server: str) -> None:
+    page = open_page(browser)
+    try:
+        page.goto(live_server + "/sets/samsara/M4")
+        nav = page.get_by_role("navigation", name="主导航")
+        expect(nav).to_have_text(re.compile(r"首页\s*系列\s*随机卡牌"))
+
+        page.get_by_role("link", name="English").click()
+        expect(page).to_have_url(live_server + "/sets/samsara/M4?lang=en")
+        expect(page.locator("html")).to_have_attribute("lang", "en")
+        nav = page.get_by_role("navigation", name="Main navigation")
+        expect(nav).to_have_text(re.compile(r"Home\s*Sets\s*Random card"))
+        expect(page.get_by_role("heading", level=1)).to_contain_text("奇幻征途")  # data as written
+
+        nav.get_by_role("link", name="Home").click()  # the cookie keeps English without ?lang
+        expect(page).to_have_url(live_server + "/")
+        expect(page.get_by_role("link", name="Browse all sets")).to_be_visible()
+
+        page.get_by_role("link", name="简体中文").click()
+        expect(page.locator("html")).to_have_attribute("lang", "zh-Hans")
+        expect(page.get_by_role("navigation", name="主导航")).to_have_text(re.compile(r"首页\s*系列\s*随机卡牌"))
+    finally:
+        page.context.close()
+
+
+def test_skip_link_is_the_first_stop_and_jumps_to_the_content(browser: Browser, live_server: str) -> None:
+    page = open_page(browser)
+    try:
+        page.goto(live_server + "/sets/samsara/M4")
+        page.keyboard.press("Tab")
+        skip = page.get_by_role("link", name="跳到正文")
+        expect(skip).to_be_focused()
+        expect(skip).to_be_in_viewport()
+        page.keyboard.press("Enter")
+        expect(page).to_have_url(live_server + "/sets/samsara/M4#main")
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/sets",
+        "/sets/samsara/M4",
+        "/cards/samsara/" + quote("龙人四灵·玄武圣尊"),
+        "/cards/zhutian/" + quote("二郎真君"),
+    ],
+)
+def test_pages_fit_a_phone_screen(browser: Browser, live_server: str, path: str) -> None:
+    """At 360 px nothing makes the page scroll sideways: wide tables scroll inside their box."""
+    page = open_page(browser, width=360)
+    try:
+        page.goto(live_server + path)
+        overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow <= 0
+        expect(page.get_by_role("navigation", name="主导航")).to_be_visible()
+    finally:
+        page.context.close()

@@ -1,0 +1,55 @@
+"""Migrations: an empty database upgraded to head matches the models exactly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import inspect
+from sqlmodel import SQLModel
+
+from catalog import db as catalog_db
+from tests.conftest import ON_POSTGRES, POSTGRES_URL
+
+
+def test_upgrade_from_empty_matches_models(tmp_path: Path) -> None:
+    if ON_POSTGRES:
+        engine = catalog_db.make_engine(POSTGRES_URL)
+        with engine.begin() as connection:
+            connection.exec_driver_sql("DROP SCHEMA IF EXISTS migration_check CASCADE")
+            connection.exec_driver_sql("CREATE SCHEMA migration_check")
+        engine.dispose()
+        engine = catalog_db.make_engine(POSTGRES_URL)
+        from sqlalchemy import event
+
+        @event.listens_for(engine, "connect")
+        def _search_path(dbapi_connection, _record):  # type: ignore[no-untyped-def]
+            with dbapi_connection.cursor() as cursor:
+                cursor.execute("SET search_path TO migration_check")
+            dbapi_connection.commit()
+    else:
+        engine = catalog_db.make_engine(f"sqlite:///{tmp_path / 'm.sqlite3'}")
+    assert catalog_db.is_empty(engine)
+    catalog_db.upgrade(engine)
+    assert not catalog_db.is_empty(engine)
+    with engine.connect() as connection:
+        diff = compare_metadata(MigrationContext.configure(connection, opts={"compare_type": True}), SQLModel.metadata)
+        assert diff == []
+        tables = set(inspect(connection).get_table_names())
+    assert set(SQLModel.metadata.tables) <= tables
+    catalog_db.upgrade(engine)  # a second upgrade is a no-op
+    engine.dispose()
+    if ON_POSTGRES:
+        cleanup = catalog_db.make_engine(POSTGRES_URL)
+        with cleanup.begin() as connection:
+            connection.exec_driver_sql("DROP SCHEMA migration_check CASCADE")
+        cleanup.dispose()
+
+
+def test_sqlite_runs_in_wal_with_foreign_keys(tmp_path: Path) -> None:
+    engine = catalog_db.make_engine(f"sqlite:///{tmp_path / 'p.sqlite3'}")
+    with engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+    engine.dispose()

@@ -1,0 +1,85 @@
+"""轮藏 Lunzang web application: the app factory (flaskr / Microblog pattern)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, render_template, request
+from flask_babel import Babel, get_locale
+from flask_babel import gettext as _
+from werkzeug.exceptions import NotFound
+
+from catalog.errors import ConfigurationError
+from webapp import db
+
+ROOT = Path(__file__).resolve().parent.parent
+LANGUAGES = {"zh": "简体中文", "en": "English"}
+babel = Babel()
+
+
+def select_locale() -> str:
+    chosen = request.args.get("lang") or request.cookies.get("lang")
+    return chosen if chosen in LANGUAGES else "zh"
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """Defaults, then instance ``config.py`` and the environment, then ``test_config``."""
+    app = Flask(__name__, instance_relative_config=True, static_folder=str(ROOT / "static"))
+    app.config.from_mapping(
+        SECRET_KEY="dev",
+        DATABASE_URL=None,
+        SAMPLE_DATA=str(ROOT / "import"),
+        BABEL_DEFAULT_LOCALE="zh",
+        BABEL_TRANSLATION_DIRECTORIES=str(Path(__file__).parent / "translations"),
+        LUNZANG_ENV="development",
+    )
+    app.config.from_pyfile("config.py", silent=True)
+    for key in ("SECRET_KEY", "DATABASE_URL", "LUNZANG_ENV"):
+        if os.environ.get(key):
+            app.config[key] = os.environ[key]
+    if test_config:
+        app.config.update(test_config)
+    Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+    if not app.config["DATABASE_URL"]:
+        app.config["DATABASE_URL"] = f"sqlite:///{Path(app.instance_path) / 'lunzang.sqlite3'}"
+    if app.config["LUNZANG_ENV"] == "production" and app.config["SECRET_KEY"] == "dev":
+        raise ConfigurationError.from_text(
+            "生产环境必须设置 SECRET_KEY 环境变量", "set SECRET_KEY before serving in production"
+        )
+
+    db.init_app(app)
+    babel.init_app(app, locale_selector=select_locale)
+
+    from webapp.cards import bp as cards_bp
+
+    app.register_blueprint(cards_bp)
+
+    from webapp.cli import register
+
+    register(app)
+
+    @app.context_processor
+    def inject_globals() -> dict[str, Any]:
+        return {"languages": LANGUAGES, "current_locale": str(get_locale())}
+
+    @app.after_request
+    def remember_language(response: Any) -> Any:
+        chosen = request.args.get("lang")
+        if chosen in LANGUAGES:
+            response.set_cookie("lang", chosen, max_age=365 * 24 * 3600, samesite="Lax", httponly=True)
+        return response
+
+    @app.errorhandler(404)
+    def not_found(error: Any) -> Any:
+        # Our own aborts carry a Chinese description; Werkzeug's default one is English.
+        description = getattr(error, "description", "")
+        message = "" if description == NotFound.description else description
+        return render_template("error.html", title=_("页面不存在"), message=message), 404
+
+    @app.errorhandler(ConfigurationError)
+    def unavailable(error: ConfigurationError) -> Any:
+        return render_template("error.html", title=_("数据库不可用"), message=error.message.zh), 503
+
+    return app

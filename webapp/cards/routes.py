@@ -1,0 +1,121 @@
+"""Thin views: parse the URL, call catalog.browse, render."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import abort, redirect, render_template, url_for
+from flask_babel import gettext as _
+
+from catalog import browse
+from catalog.games import GAMES
+from catalog.models import Card
+from webapp.cards import bp
+from webapp.db import get_session
+
+# Numeric card fields shown as columns/rows when a card has them (amber lives in card.extra).
+STAT_FIELDS = ("level", "attack", "defense", "life", "amber")
+
+
+def field_labels(slug: str) -> dict[str, str]:
+    """Column headings for card fields; a game whose players use other words overrides some.
+
+    Presentation only: the words belong with each game module once it has a place for them.
+    """
+    labels = {
+        "attributes": _("属性"),
+        "faction": _("阵营"),
+        "cost": _("费用"),
+        "level": _("等级"),
+        "attack": _("攻击力"),
+        "defense": _("防御力"),
+        "life": _("生命"),
+        "amber": _("琥珀"),
+        "traits": _("特征"),
+    }
+    overrides = {
+        "longzhiyi": {"attributes": _("颜色")},
+        "zhutian": {"faction": _("职业")},
+        "keyforge": {"faction": _("派系"), "attack": _("战斗力"), "defense": _("护甲")},
+    }
+    return labels | overrides.get(slug, {})
+
+
+@bp.app_template_global()
+def stat(card: Card, field: str) -> Any:
+    """A numeric field of a card: a column, else a game extra (KeyForge amber)."""
+    value = getattr(card, field, None)
+    return card.extra.get(field) if value is None else value
+
+
+def _columns(cards: list[Card]) -> dict[str, Any]:
+    """Which optional columns a table of these cards needs: those some card has a value for."""
+    return {
+        "attributes": any(c.attributes for c in cards),
+        "faction": any(c.faction for c in cards),
+        "cost": any(c.cost_text for c in cards),
+        "stats": [f for f in STAT_FIELDS if any(stat(c, f) is not None for c in cards)],
+    }
+
+
+def _game_or_404(slug: str) -> Any:
+    module = GAMES.get(slug)
+    game = browse.get_game_row(get_session(), slug) if module else None
+    if game is None or module is None:
+        abort(404, _("没有这个游戏：%(slug)s", slug=slug))
+    return game, module
+
+
+@bp.route("/")
+def home() -> str:
+    summaries = browse.game_summaries(get_session())
+    return render_template("cards/home.html", summaries=summaries)
+
+
+@bp.route("/sets")
+def all_sets() -> str:
+    session = get_session()
+    games = [(s, browse.sets_by_series(session, s.game)) for s in browse.game_summaries(session)]
+    return render_template("cards/sets.html", games=games)
+
+
+@bp.route("/sets/<game_slug>")
+def game_sets(game_slug: str) -> str:
+    game, module = _game_or_404(game_slug)
+    groups = browse.sets_by_series(get_session(), game)
+    return render_template("cards/game_sets.html", game=game, module=module, groups=groups)
+
+
+@bp.route("/sets/<game_slug>/<code>")
+def set_detail(game_slug: str, code: str) -> str:
+    game, module = _game_or_404(game_slug)
+    page = browse.set_page(get_session(), game, code)
+    if page is None:
+        abort(404, _("%(game)s没有系列 %(code)s", game=module.name, code=code))
+    columns = _columns([card for _printing, card in page.rows])
+    return render_template(
+        "cards/set.html", game=game, module=module, page=page, columns=columns, labels=field_labels(game.slug)
+    )
+
+
+@bp.route("/cards/<game_slug>/<path:name>")
+def card_detail(game_slug: str, name: str) -> Any:
+    game, module = _game_or_404(game_slug)
+    page = browse.card_page(get_session(), game, name)
+    if page is None:
+        abort(404, _("%(game)s没有名为「%(name)s」的卡", game=module.name, name=name))
+    if page.card.name != name:
+        return redirect(url_for("cards.card_detail", game_slug=game_slug, name=page.card.name))
+    keywords = [(k, module.keyword_info(k["kind"])) for k in page.card.keywords]
+    return render_template(
+        "cards/card.html", game=game, module=module, page=page, keywords=keywords, labels=field_labels(game.slug)
+    )
+
+
+@bp.route("/random")
+def random() -> Any:
+    card = browse.random_card(get_session())
+    if card is None:
+        abort(404, _("目录是空的：请先导入卡牌数据"))
+    game = next(g for g in browse.game_summaries(get_session()) if g.game.id == card.game_id)
+    return redirect(url_for("cards.card_detail", game_slug=game.game.slug, name=card.name))

@@ -1,0 +1,190 @@
+"""The ``lunzang`` command line: a Flask CLI group, a thin caller of catalog/ use cases."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any
+
+import click
+from flask import Flask, current_app
+from flask.cli import FlaskGroup, with_appcontext
+
+from catalog import db as catalog_db
+from catalog.errors import LunzangError
+from catalog.ingest import ImportFailed, ImportReport, import_catalogue
+from webapp.db import get_engine
+
+
+def friendly(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Domain errors become one clear line on stderr and exit status 2, never a traceback."""
+
+    @wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except ImportFailed:
+            raise
+        except LunzangError as error:
+            click.echo(f"错误：{error.message.zh}", err=True)
+            sys.exit(2)
+
+    return wrapper
+
+
+@click.group(cls=FlaskGroup, create_app=lambda: create_app(), add_version_option=False)
+def cli() -> None:
+    """轮藏 Lunzang：中文集换式卡牌数据库与收藏管理。"""
+
+
+def register(app: Flask) -> None:
+    """Attach the commands to ``app.cli`` (so the test runner and ``lunzang`` both see them)."""
+    for command in (init_db, import_command, demo, serve):
+        app.cli.add_command(command)
+
+
+@click.command("init-db")
+@click.option("--with-sample", is_flag=True, help="数据库为空时导入随附的样例卡牌数据。")
+@with_appcontext
+@friendly
+def init_db(with_sample: bool) -> None:
+    """创建或升级数据库结构（Alembic 迁移到最新版本）。"""
+    engine = get_engine()
+    catalog_db.upgrade(engine)
+    click.echo(f"数据库已是最新结构：{engine.url.render_as_string(hide_password=True)}")
+    if with_sample:
+        from sqlalchemy import func, select
+        from sqlmodel import Session
+
+        from catalog.models import Printing
+
+        with Session(engine) as session:
+            count = session.scalar(select(func.count()).select_from(Printing))
+        if count:
+            click.echo(f"数据库已有 {count} 张印刷卡牌，不导入样例数据。")
+            return
+        _run_import([Path(current_app.config["SAMPLE_DATA"])], dry_run=False)
+
+
+def _progress_printer() -> Callable[[str, int, int], None]:
+    interactive = sys.stderr.isatty()
+    state = {"last": 0.0}
+
+    def show(stage: str, done: int, total: int) -> None:
+        if total < 5000:
+            return
+        now = time.monotonic()
+        if done < total and now - state["last"] < 0.2:
+            return
+        state["last"] = now
+        width = 30
+        filled = int(width * done / total) if total else width
+        bar = "█" * filled + "·" * (width - filled)
+        line = f"{stage} [{bar}] {done}/{total}"
+        if interactive:
+            click.echo(f"\r{line}", err=True, nl=done >= total)
+        elif done >= total:
+            click.echo(line, err=True)
+
+    return show
+
+
+def _print_report(report: ImportReport, *, dry_run: bool, seconds: float) -> None:
+    prefix = "（试运行，未写入）" if dry_run else ""
+    click.echo(f"{prefix}导入完成：游戏 {', '.join(report.games) or '-'}，{report.rows} 行，用时 {seconds:.2f} 秒")
+    for label, tally in (
+        ("系列", report.sets),
+        ("卡牌", report.cards),
+        ("印刷", report.printings),
+        ("赛制", report.formats),
+    ):
+        click.echo(f"  {label}：新增 {tally.added}，更新 {tally.updated}，未变 {tally.unchanged}")
+    if report.cards_removed:
+        click.echo(f"  移除了 {report.cards_removed} 张不再有任何印刷的卡牌")
+
+
+def _run_import(paths: list[Path], *, dry_run: bool) -> ImportReport:
+    engine = get_engine()
+    if not dry_run or catalog_db.is_empty(engine):
+        catalog_db.upgrade(engine)
+    started = time.perf_counter()
+    from sqlmodel import Session
+
+    with Session(engine) as session:
+        transaction = session.begin()
+        try:
+            report = import_catalogue(session=session, paths=paths, progress=_progress_printer())
+        except ImportFailed as failure:
+            transaction.rollback()
+            for problem in failure.problems:
+                click.echo(str(problem), err=True)
+            click.echo(f"导入失败：{len(failure.problems)} 个错误，数据库未作任何改动。", err=True)
+            sys.exit(1)
+        if dry_run:
+            transaction.rollback()
+        else:
+            transaction.commit()
+    _print_report(report, dry_run=dry_run, seconds=time.perf_counter() - started)
+    return report
+
+
+@click.command("import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--dry-run", is_flag=True, help="只检查并报告将要发生的改动，不写入数据库。")
+@with_appcontext
+@friendly
+def import_command(paths: tuple[Path, ...], dry_run: bool) -> None:
+    """导入卡牌数据：游戏目录（manifest.toml + cards/*.csv）或 KeyForge 社区 JSON 文件。
+
+    全部成功才写入；任何错误都以“文件:行: 列: 说明”列出，数据库保持不变。
+    """
+    _run_import(list(paths), dry_run=dry_run)
+
+
+@click.group("demo")
+def demo() -> None:
+    """演示与压测数据。"""
+
+
+@demo.command("synth")
+@click.option(
+    "--printings", "count", type=click.IntRange(min=1), default=1000, show_default=True, help="生成的印刷卡牌数。"
+)
+@click.option("--out", "out", type=click.Path(path_type=Path), required=True, help="输出目录。")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="随机种子。")
+@friendly
+def demo_synth(count: int, out: Path, seed: int) -> None:
+    """生成 N 张印刷的合成永恒之轮目录（导入格式，可重复生成），用于压测。"""
+    from catalog.synth import write_synthetic_catalogue
+
+    folder = write_synthetic_catalogue(out, printings=count, seed=seed)
+    click.echo(f"已生成 {count} 张印刷：{folder}")
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--workers", default=2, show_default=True, type=int)
+def serve(host: str, port: int, workers: int) -> None:
+    """用 gunicorn 提供生产服务（需要设置 SECRET_KEY）。"""
+    env = dict(os.environ, LUNZANG_ENV="production")
+    args = [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--bind", f"{host}:{port}", "webapp.wsgi:app"]
+    os.execvpe(args[0], args, env)
+
+
+def main() -> None:
+    cli.main(prog_name="lunzang")
+
+
+def create_app() -> Flask:
+    from webapp import create_app as factory
+
+    return factory()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

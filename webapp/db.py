@@ -1,0 +1,50 @@
+"""The request's database session: one transaction per request (commit on success)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, current_app, g
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from catalog.db import make_engine
+
+
+def get_engine(app: Flask | None = None) -> Engine:
+    app = app or current_app
+    engine = app.extensions.get("lunzang.engine")
+    if engine is None:
+        engine = make_engine(app.config["DATABASE_URL"])
+        app.extensions["lunzang.engine"] = engine
+    return engine
+
+
+def get_session() -> Session:
+    if "db_session" not in g:
+        g.db_session = Session(get_engine())
+        g.db_session.begin()
+    return g.db_session
+
+
+def _close_session(error: BaseException | None = None) -> None:
+    session: Session | None = g.pop("db_session", None)
+    if session is None:
+        return
+    try:
+        if error is None and session.in_transaction():
+            session.commit()
+        else:
+            session.rollback()
+    finally:
+        session.close()
+
+
+def init_app(app: Flask) -> None:
+    app.teardown_appcontext(_close_session)
+
+
+def dispose(app: Flask) -> Any:
+    engine = app.extensions.pop("lunzang.engine", None)
+    if engine is not None:
+        engine.dispose()
