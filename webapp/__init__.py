@@ -56,6 +56,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     app.register_blueprint(cards_bp)
 
+    from webapp.api import bp as api_bp
+
+    app.register_blueprint(api_bp)
+
     from webapp.cli import register
 
     register(app)
@@ -74,6 +78,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     @app.errorhandler(404)
     def not_found(error: Any) -> Any:
         # Our own aborts carry a Chinese description; Werkzeug's default one is English.
+        if request.path.startswith("/api/"):
+            from webapp.api import error_body
+
+            return error_body("not_found", "没有这个 API 路径", "no such API path"), 404
         description = getattr(error, "description", "")
         message = "" if description == NotFound.description else description
         return render_template("error.html", title=_("页面不存在"), message=message), 404

@@ -1,0 +1,30 @@
+"""The JSON API's shared conventions: OpenAPI document, JSON errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def test_openapi_document_lists_every_api_route(client: Any) -> None:
+    response = client.get("/api/v1/openapi.json")
+    assert response.status_code == 200
+    spec = response.get_json()
+    assert spec["openapi"].startswith("3.")
+    documented = set(spec["paths"])
+    routes = {
+        rule.rule.removeprefix("/api/v1").replace("<", "{").replace(">", "}")
+        for rule in client.application.url_map.iter_rules()
+        if rule.rule.startswith("/api/v1/")
+    }
+    routes = {r.split(":")[-1] if ":" in r else r for r in routes}
+    normalised = set()
+    for route in routes:
+        parts = [p if not p.startswith("{") else "{" + p.split(":")[-1].strip("{}") + "}" for p in route.split("/")]
+        normalised.add("/".join(parts))
+    assert normalised <= documented, normalised - documented
+
+
+def test_unknown_api_path_is_json_404(client: Any) -> None:
+    response = client.get("/api/v1/nothing-here")
+    assert response.status_code == 404
+    assert response.get_json()["error"]["code"] == "not_found"

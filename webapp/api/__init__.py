@@ -1,0 +1,50 @@
+"""JSON API under /api/v1 (DESIGN §8): one module per area, one OpenAPI document.
+
+Errors are ``{"error": {"code", "message", "message_en"}}`` with a 4xx status, never a trace.
+Each area module adds its routes to ``bp`` and its paths to ``openapi.PATHS``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, jsonify
+from werkzeug.exceptions import HTTPException
+
+from catalog.errors import LunzangError
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+
+
+class ApiError(Exception):
+    """An error answer: HTTP status, machine code, Chinese message and its English twin."""
+
+    def __init__(self, status: int, code: str, message: str, message_en: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.message_en, self.extra = status, code, message, message_en, extra
+
+
+def error_body(code: str, message: str, message_en: str, **extra: Any) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "message_en": message_en, **extra}}
+
+
+@bp.errorhandler(ApiError)
+def _api_error(error: ApiError) -> Any:
+    return jsonify(error_body(error.code, error.message, error.message_en, **error.extra)), error.status
+
+
+@bp.errorhandler(LunzangError)
+def _domain_error(error: LunzangError) -> Any:
+    status = 503 if error.code == "configuration" else 400
+    return jsonify(error_body(error.code, error.message.zh, error.message.en)), status
+
+
+@bp.errorhandler(HTTPException)
+def _http_error(error: HTTPException) -> Any:
+    return (
+        jsonify(error_body(error.name.lower().replace(" ", "_"), error.description or "", error.description or "")),
+        error.code or 500,
+    )
+
+
+from webapp.api import openapi  # noqa: E402,F401
