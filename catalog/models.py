@@ -59,7 +59,7 @@ class Card(SQLModel, table=True):
     )
 
     id: int | None = Field(default=None, primary_key=True)
-    game_id: int = Field(foreign_key="game.id", index=True)
+    game_id: int = Field(foreign_key="game.id")  # indexed first in (game_id, name) and (game_id, type)
     name: str = Field(max_length=200)
     name_en: str = Field(default="", max_length=200)
     name_key: str = Field(max_length=200, index=True)
@@ -70,7 +70,7 @@ class Card(SQLModel, table=True):
     attributes: str = Field(default="", max_length=16)  # canonical characters, e.g. "光暗"
     # bit i = the game's i-th attribute; searched with bit operations, which no index serves
     attr_mask: int = 0
-    faction: str = Field(default="", max_length=64, index=True)  # 誅天 faction, KeyForge house
+    faction: str = Field(default="", max_length=64)  # 誅天 faction, KeyForge house
     cost_text: str = Field(default="", max_length=32)
     cost: dict[str, int] | None = Field(default=None, sa_column=Column(JSON))
     cost_total: int | None = None
@@ -114,11 +114,11 @@ class Printing(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     card_id: int = Field(foreign_key="card.id", index=True)
-    set_id: int = Field(foreign_key="card_set.id", index=True)
+    set_id: int = Field(foreign_key="card_set.id")  # indexed first in (set_id, number)
     number: str = Field(max_length=32)
     number_key: str = Field(max_length=32, index=True)  # folded number, for lookups
     rarity: str = Field(max_length=16)
-    rarity_rank: int = Field(default=0, index=True)
+    rarity_rank: int = 0
     flavor: str = ""
     illustrator: str = Field(default="", max_length=120)
     image: str = Field(default="", max_length=500)

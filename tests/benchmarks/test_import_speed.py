@@ -12,14 +12,15 @@ import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 
 from catalog import db as catalog_db
 from catalog.ingest import ImportReport, import_catalogue
 from catalog.synth import write_synthetic_catalogue
 
 PRINTINGS = int(os.environ.get("BENCH_PRINTINGS", "100000"))
-POSTGRES_URL = os.environ.get("BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+SERVER_URL = os.environ.get("BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+BENCH_DATABASE = "lunzang_bench"  # its own database, so a benchmark never disturbs a test run
 
 
 @pytest.fixture(scope="module")
@@ -37,12 +38,14 @@ def _timed_import(engine: Engine, folder: Path) -> tuple[float, ImportReport]:
 def _engines(tmp_path: Path) -> list[tuple[str, Engine]]:
     engines = [("SQLite", catalog_db.make_engine(f"sqlite:///{tmp_path / 'bench.sqlite3'}"))]
     try:
-        postgres = catalog_db.make_engine(POSTGRES_URL)
-        catalog_db.check_connection(postgres)
-        with postgres.begin() as connection:
-            connection.exec_driver_sql("DROP SCHEMA public CASCADE")
-            connection.exec_driver_sql("CREATE SCHEMA public")
-        engines.append(("PostgreSQL", postgres))
+        server = catalog_db.make_engine(SERVER_URL, isolation_level="AUTOCOMMIT")
+        catalog_db.check_connection(server)
+        with server.connect() as connection:
+            connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {BENCH_DATABASE}")
+            connection.exec_driver_sql(f"CREATE DATABASE {BENCH_DATABASE} TEMPLATE template0 ENCODING 'UTF8'")
+        server.dispose()
+        url = make_url(SERVER_URL).set(database=BENCH_DATABASE)
+        engines.append(("PostgreSQL", catalog_db.make_engine(url.render_as_string(hide_password=False))))
     except Exception as error:
         print(f"PostgreSQL skipped: {error}")
     return engines
