@@ -129,3 +129,11 @@ def pinyin_keys(text: str) -> tuple[str, str]:
 def strip_text(value: str | None) -> str:
     """Trim a cell; ``None`` becomes the empty string."""
     return (value or "").strip()
+
+
+KEY_SEPARATOR = "\x1f"  # never typed in a query, so a substring test cannot span two keys
+
+
+def search_keys_text(name_key: str, pinyin: str, initials: str, name_en: str) -> str:
+    """The single searchable string of a name (see ``CardSearch.keys``)."""
+    return KEY_SEPARATOR.join((name_key, pinyin, initials, name_en.lower()))

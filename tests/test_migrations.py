@@ -53,3 +53,27 @@ def test_sqlite_runs_in_wal_with_foreign_keys(tmp_path: Path) -> None:
         assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
     engine.dispose()
+
+
+def test_card_search_is_derived_for_cards_imported_before_it(tmp_path: Path) -> None:
+    """Revision 0002 fills card_search from existing cards exactly as the importer would."""
+    from sqlalchemy import text
+
+    from catalog.ingest import import_catalogue
+    from tests.conftest import SAMPLE
+
+    engine = catalog_db.make_engine(f"sqlite:///{tmp_path / 'd.sqlite3'}")
+    catalog_db.upgrade(engine)
+    with catalog_db.transaction(engine) as session:
+        import_catalogue(session=session, paths=[SAMPLE / "samsara"])
+    query = text("SELECT * FROM card_search ORDER BY card_id")
+    with engine.connect() as connection:
+        from_importer = connection.execute(query).all()
+    from alembic import command
+
+    command.downgrade(catalog_db.alembic_config(engine), "0001")
+    catalog_db.upgrade(engine)
+    with engine.connect() as connection:
+        assert connection.execute(query).all() == from_importer
+    assert len(from_importer) > 600
+    engine.dispose()

@@ -43,7 +43,9 @@ def cli() -> None:
 
 def register(app: Flask) -> None:
     """Attach the commands to ``app.cli`` (so the test runner and ``lunzang`` both see them)."""
-    for command in (init_db, import_command, demo, serve):
+    from webapp.cards.cli import search_command
+
+    for command in (init_db, import_command, demo, serve, search_command):
         app.cli.add_command(command)
 
 

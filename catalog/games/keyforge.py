@@ -113,6 +113,7 @@ class KeyForge(GameModule):
     name_en = "KeyForge"
     types = TYPES
     attributes = AttributeSet({})
+    houses = HOUSES  # searched with f:/house: and a:/c: (KeyForge has houses, not colours)
     rarity = RARITY
     keywords = KEYWORDS
     game_columns = ("house", "amber", "power", "armor", "traits", "keywords", "name_en")

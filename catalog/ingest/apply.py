@@ -27,6 +27,7 @@ from catalog.models import (
     BanEntry,
     Card,
     CardKeyword,
+    CardSearch,
     CardSet,
     CardTrait,
     Format,
@@ -35,7 +36,7 @@ from catalog.models import (
     Printing,
     table_of,
 )
-from catalog.text import fold, pinyin_keys
+from catalog.text import fold, pinyin_keys, search_keys_text
 
 # The fields that make a card the same rules object. A reprint must agree on all of them.
 RULES_FIELDS = (
@@ -435,6 +436,7 @@ class _Planner:
                 changed.append(
                     {
                         "_id": existing["id"],
+                        "name": name,
                         "name_en": name_en,
                         **stored,
                         **search_keys(name, stored["text"], stored["attributes"], self.game),
@@ -463,9 +465,12 @@ class _Planner:
                 chunk = changed_ids[start : start + BATCH]
                 self.session.execute(delete(CardTrait).where(col(CardTrait.card_id).in_(chunk)))
                 self.session.execute(delete(CardKeyword).where(col(CardKeyword.card_id).in_(chunk)))
+                self.session.execute(delete(CardSearch).where(col(CardSearch.card_id).in_(chunk)))
         by_id = {ids[name]: stored for name, (stored, _row) in self.cards.items()}
         traits: list[dict[str, Any]] = []
         keywords: list[dict[str, Any]] = []
+        searchable = [self._search_row(ids[row["name"]], game_id, row) for row in new_rows]
+        searchable += [self._search_row(row["_id"], game_id, row) for row in changed]
         for card_id in touched:
             stored = by_id[card_id]
             for trait in dict.fromkeys(stored["traits"]):
@@ -474,7 +479,27 @@ class _Planner:
                 keywords.append({"card_id": card_id, **keyword})
         self._batched("写入特征", lambda chunk: self._bulk_insert(table_of(CardTrait), chunk), traits)
         self._batched("写入关键字", lambda chunk: self._bulk_insert(table_of(CardKeyword), chunk), keywords)
+        self._batched("写入搜索索引", lambda chunk: self._bulk_insert(table_of(CardSearch), chunk), searchable)
         return ids
+
+    @staticmethod
+    def _search_row(card_id: int, game_id: int, row: dict[str, Any]) -> dict[str, Any]:
+        """The card's row of ``card_search`` (see :class:`CardSearch`)."""
+        return {
+            "card_id": card_id,
+            "game_id": game_id,
+            "name": row["name"],
+            "sort_key": row["pinyin"],
+            "keys": search_keys_text(row["name_key"], row["pinyin"], row["initials"], row["name_en"]),
+            "type": row["type"],
+            "subtype_key": fold(row["subtype"]),
+            "attr_mask": row["attr_mask"],
+            "faction_key": fold(row["faction"]),
+            "cost_total": row["cost_total"],
+            "attack": row["attack"],
+            "defense": row["defense"],
+            "level": row["level"],
+        }
 
     def _write_printings(self, card_ids: dict[str, int], report: ImportReport) -> None:
         table = table_of(Printing)
@@ -552,6 +577,7 @@ class _Planner:
         if ids:
             self.session.execute(delete(CardTrait).where(col(CardTrait.card_id).in_(ids)))
             self.session.execute(delete(CardKeyword).where(col(CardKeyword.card_id).in_(ids)))
+            self.session.execute(delete(CardSearch).where(col(CardSearch.card_id).in_(ids)))
             self.session.execute(delete(Card).where(col(Card.id).in_(ids)))
         return len(ids)
 
@@ -563,7 +589,7 @@ class _Planner:
         SQLite and PostgreSQL, so a failed import rolls this back as well."""
         dropped: list[Index] = []
         connection = self.session.connection()
-        for model in (Card, Printing, CardTrait, CardKeyword):
+        for model in (Card, Printing, CardTrait, CardKeyword, CardSearch):
             for index in sorted(table_of(model).indexes, key=lambda i: i.name or ""):
                 if not index.unique:
                     index.drop(connection)

@@ -1,0 +1,314 @@
+"""Catalogue search (DESIGN §6): parse the query, compile it to one SQL statement, page it.
+
+``search(session=…, text="t:战魂 a:火 cost<=3")`` returns a :class:`SearchResult`;
+a malformed query raises :class:`QueryError` with the position of the bad term.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlmodel import Session
+
+from catalog.errors import Message
+from catalog.games import GAMES, get_game
+from catalog.models import Card, CardSet, Game, Printing, table_of
+from catalog.search.compile import (
+    KEYS,
+    ORDERS,
+    Context,
+    compile_node,
+    directive_of,
+    error,
+)
+from catalog.search.parser import And, Node, Query, QueryError, Term, parse
+from catalog.text import fold
+
+PER_PAGE = 60
+MAX_PER_PAGE = 175
+
+__all__ = ["KEYS", "MAX_PER_PAGE", "PER_PAGE", "QueryError", "SearchHit", "SearchResult", "search"]
+
+
+@dataclass
+class SearchHit:
+    card: Card
+    printing: Printing
+    card_set: CardSet
+    game: str  # slug
+
+
+@dataclass
+class SearchResult:
+    query: str
+    total: int
+    page: int
+    per_page: int
+    order: str
+    direction: str
+    unique: str  # "cards" or "prints"
+    hits: list[SearchHit] = field(default_factory=list)
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.per_page))
+
+    @property
+    def has_more(self) -> bool:
+        return self.page < self.pages
+
+
+def _split_directives(query: Query) -> tuple[Node | None, dict[str, Term]]:
+    """Take order:/unique:/direction: out of the top-level AND."""
+    directives: dict[str, Term] = {}
+    root = query.root
+    items = list(root.items) if isinstance(root, And) else ([root] if root is not None else [])
+    kept: list[Node] = []
+    for item in items:
+        if isinstance(item, Term) and item.key and (name := directive_of(item)) is not None:
+            directives[name] = item
+        else:
+            kept.append(item)
+    if not kept:
+        return None, directives
+    return (kept[0] if len(kept) == 1 else And(tuple(kept))), directives
+
+
+def _game_scope(session: Session, root: Node | None, game: str | None) -> tuple[list[Any], dict[str, int]]:
+    all_games = {slug: gid for slug, gid in session.execute(select(Game.slug, Game.id))}  # type: ignore[call-overload]
+    scope = [slug for slug in GAMES if slug in all_games]
+    wanted: set[str] = set()
+    if game:
+        module = get_game(game)
+        if module is None or module.slug not in all_games:
+            names = "、".join(slug for slug in all_games)
+            raise QueryError(
+                Message(f"未知的游戏：{game}，可用：{names}", f"unknown game: {game}"), position=0, term=game
+            )
+        wanted.add(module.slug)
+    # g: terms at the top level narrow which vocabularies the other words resolve against.
+    items = root.items if isinstance(root, And) else ((root,) if root is not None else ())
+    for item in items:
+        if isinstance(item, Term) and fold(item.key) in ("g", "game", "游戏", "遊戲") and item.op in (":", "="):
+            module = get_game(item.value) or get_game(item.value.lower())
+            if module is not None:
+                wanted.add(module.slug)
+    if wanted:
+        scope = [slug for slug in scope if slug in wanted]
+    return [(GAMES[slug], all_games[slug]) for slug in scope], all_games
+
+
+def _set_index(session: Session) -> dict[str, list[tuple[int, int]]]:
+    index: dict[str, list[tuple[int, int]]] = {}
+    for set_id, code_key, game_id in session.execute(select(CardSet.id, CardSet.code_key, CardSet.game_id)):  # type: ignore[call-overload]
+        index.setdefault(code_key, []).append((set_id, game_id))
+    return index
+
+
+def _directive_values(directives: dict[str, Term]) -> tuple[str, str, str]:
+    order, direction, unique = "name", "asc", "cards"
+    if (term := directives.get("order")) is not None:
+        word = fold(term.value)
+        for name, aliases in ORDERS.items():
+            if word in {fold(a) for a in aliases}:
+                order = name
+                break
+        else:
+            raise error(
+                term,
+                f"「{term.text}」：未知的排序，可用：{'、'.join(ORDERS)}",
+                f"unknown order; use {', '.join(ORDERS)}",
+            )
+    if (term := directives.get("direction")) is not None:
+        word = fold(term.value)
+        if word in ("asc", "升序", "正序"):
+            direction = "asc"
+        elif word in ("desc", "降序", "倒序"):
+            direction = "desc"
+        else:
+            raise error(term, f"「{term.text}」：顺序只能是 asc 或 desc", f"'{term.text}': direction is asc or desc")
+    if (term := directives.get("unique")) is not None:
+        word = fold(term.value)
+        if word in ("prints", "printings", "印刷"):
+            unique = "prints"
+        elif word in ("cards", "卡牌"):
+            unique = "cards"
+        else:
+            raise error(
+                term, f"「{term.text}」：unique 只能是 cards 或 prints", f"'{term.text}': unique is cards or prints"
+            )
+    return order, direction, unique
+
+
+def _order_columns(order: str, direction: str, ctx: Context) -> list[Any]:
+    """ORDER BY for ``order:``/``direction:``, always ending in a unique tie-break (name, id)
+    so pages never overlap or skip."""
+    cs = ctx.cs
+    printing = table_of(Printing)
+    sets = table_of(CardSet)
+    if ctx.mode == "prints":
+        p = ctx.p
+        set_position = select(sets.c.position).where(sets.c.id == p.c.set_id).scalar_subquery()
+        keys: dict[str, list[Any]] = {
+            "rarity": [p.c.rarity_rank],
+            "set": [set_position, p.c.number],
+            "number": [p.c.number],
+        }
+        row_id = p.c.id
+    else:
+        best_rank = select(func.max(printing.c.rarity_rank)).where(printing.c.card_id == cs.c.card_id).scalar_subquery()
+        first_set = (
+            select(func.min(sets.c.position))
+            .select_from(printing.join(sets, sets.c.id == printing.c.set_id))
+            .where(printing.c.card_id == cs.c.card_id)
+            .scalar_subquery()
+        )
+        first_number = select(func.min(printing.c.number)).where(printing.c.card_id == cs.c.card_id).scalar_subquery()
+        keys = {"rarity": [best_rank], "set": [first_set, first_number], "number": [first_number]}
+        row_id = cs.c.card_id
+    keys |= {"name": [cs.c.sort_key, cs.c.name], "cost": [cs.c.cost_total], "atk": [cs.c.attack], "def": [cs.c.defense]}
+    descending = direction == "desc"
+    primary = [(c.desc() if descending else c.asc()).nulls_last() for c in keys[order]]
+    tie = [row_id.desc() if descending else row_id.asc()] if order == "name" else [cs.c.sort_key, cs.c.name, row_id]
+    return [*primary, *tie]
+
+
+def search(
+    *,
+    session: Session,
+    text: str,
+    game: str | None = None,
+    page: int = 1,
+    per_page: int = PER_PAGE,
+) -> SearchResult:
+    """Run a query: one page of hits (a representative printing per card unless
+    ``unique:prints``) and the total count. Raises :class:`QueryError` on a bad query."""
+    query = parse(text)
+    root, directives = _split_directives(query)
+    order, direction, unique = _directive_values(directives)
+    games, all_games = _game_scope(session, root, game)
+    page = max(1, page)
+    per_page = max(1, min(per_page, MAX_PER_PAGE))
+    ctx = Context(games=games, all_games=all_games, sets=_set_index(session), mode=unique)
+    cs = ctx.cs
+    scope = cs.c.game_id.in_([gid for _m, gid in games])
+    if unique == "prints":
+        ctx.p = table_of(Printing).alias("p")
+        condition = compile_node(root, ctx) if root is not None else None
+        statement = select(ctx.p.c.id, cs.c.card_id, func.count().over().label("total")).select_from(
+            ctx.p.join(cs, cs.c.card_id == ctx.p.c.card_id)
+        )
+    else:
+        condition = compile_node(root, ctx) if root is not None else None
+        statement = select(cs.c.card_id, func.count().over().label("total"))
+    statement = statement.where(scope)
+    if condition is not None:
+        statement = statement.where(condition)
+    statement = statement.order_by(*_order_columns(order, direction, ctx))
+    rows = session.execute(statement.limit(per_page).offset((page - 1) * per_page)).all()
+    if rows:
+        total = rows[0].total
+    else:
+        counted = select(func.count()).select_from(statement.order_by(None).subquery())
+        total = session.scalar(counted) or 0
+    result = SearchResult(text, total, page, per_page, order, direction, unique)
+    slugs = {gid: slug for slug, gid in all_games.items()}
+    if unique == "prints":
+        result.hits = _hits_for_printings(session, [row[0] for row in rows], slugs)
+    else:
+        result.hits = _hits_for_cards(session, [row[0] for row in rows], root, ctx, slugs)
+    return result
+
+
+def _hits_for_printings(session: Session, printing_ids: list[int], slugs: dict[int, str]) -> list[SearchHit]:
+    if not printing_ids:
+        return []
+    found = {
+        printing.id: (printing, card, card_set)
+        for printing, card, card_set in session.execute(
+            select(Printing, Card, CardSet)
+            .join(Card, Card.id == Printing.card_id)  # type: ignore[arg-type]
+            .join(CardSet, CardSet.id == Printing.set_id)  # type: ignore[arg-type]
+            .where(Printing.id.in_(printing_ids))  # type: ignore[union-attr]
+        )
+    }
+    return [
+        SearchHit(found[pid][1], found[pid][0], found[pid][2], slugs[found[pid][1].game_id]) for pid in printing_ids
+    ]
+
+
+def _hits_for_cards(
+    session: Session, card_ids: list[int], root: Node | None, ctx: Context, slugs: dict[int, str]
+) -> list[SearchHit]:
+    """Cards with a representative printing each: the first (by set order) that satisfies
+    the query on its own — so ``r:SR`` shows the SR printing — else the card's first."""
+    if not card_ids:
+        return []
+    cards = {card.id: card for card in session.scalars(select(Card).where(Card.id.in_(card_ids)))}  # type: ignore[union-attr]
+    printing_rows = session.execute(
+        select(Printing, CardSet)
+        .join(CardSet, CardSet.id == Printing.set_id)  # type: ignore[arg-type]
+        .where(Printing.card_id.in_(card_ids))  # type: ignore[attr-defined]
+        .order_by(CardSet.position, Printing.number)  # type: ignore[arg-type]
+    ).all()
+    matching: set[int] = set()
+    if root is not None:
+        print_ctx = Context(ctx.games, ctx.all_games, ctx.sets, mode="prints", p=table_of(Printing).alias("p"))
+        statement = (
+            select(print_ctx.p.c.id)
+            .select_from(print_ctx.p.join(print_ctx.cs, print_ctx.cs.c.card_id == print_ctx.p.c.card_id))
+            .where(print_ctx.p.c.card_id.in_(card_ids), compile_node(root, print_ctx))
+        )
+        matching = set(session.scalars(statement))
+    chosen: dict[int, tuple[Printing, CardSet]] = {}
+    for printing, card_set in printing_rows:
+        current = chosen.get(printing.card_id)
+        if current is None or (printing.id in matching and current[0].id not in matching):
+            chosen[printing.card_id] = (printing, card_set)
+    return [
+        SearchHit(cards[cid], chosen[cid][0], chosen[cid][1], slugs[cards[cid].game_id])
+        for cid in card_ids
+        if cid in chosen
+    ]
+
+
+def hit_json(hit: SearchHit) -> dict[str, Any]:
+    """One result in the DESIGN §6 JSON shape (plus the rules fields)."""
+    card, printing, card_set = hit.card, hit.printing, hit.card_set
+    return {
+        "name": card.name,
+        "name_en": card.name_en or None,
+        "game": hit.game,
+        "type": card.type,
+        "subtype": card.subtype or None,
+        "rarity": printing.rarity,
+        "set": card_set.code,
+        "set_name": card_set.name,
+        "number": printing.number,
+        "attributes": list(card.attributes) if card.attributes else [],
+        "faction": card.faction or None,
+        "cost": card.cost_text or None,
+        "cost_total": card.cost_total,
+        "attack": card.attack,
+        "defense": card.defense,
+        "level": card.level,
+        "life": card.life,
+        "traits": card.traits,
+        "keywords": [k["label"] for k in card.keywords],
+        "text": card.text,
+    }
+
+
+def result_json(result: SearchResult) -> dict[str, Any]:
+    return {
+        "total": result.total,
+        "page": result.page,
+        "per_page": result.per_page,
+        "has_more": result.has_more,
+        "order": result.order,
+        "direction": result.direction,
+        "unique": result.unique,
+        "cards": [hit_json(hit) for hit in result.hits],
+    }

@@ -1,0 +1,329 @@
+"""Search (DESIGN §6): the parser as tables, then results against a catalogue written here.
+
+The same tests run on SQLite and PostgreSQL (the suite runs twice in CI), so "identical
+answers on both databases" is checked by every result test.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from catalog import db as catalog_db
+from catalog.ingest import import_catalogue
+from catalog.search import QueryError, result_json, search
+from catalog.search.parser import And, Not, Or, Term, parse
+
+# ---- parser ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("孙悟空", Term("", ":", "孙悟空", 0, 3)),
+        ('"小红帽 狼"', Term("", ":", "小红帽 狼", 0, 7, quoted=True)),
+        ("t:战魂", Term("t", ":", "战魂", 0, 4)),
+        ("cost>=3", Term("cost", ">=", "3", 0, 7)),
+        ("cost<=3", Term("cost", "<=", "3", 0, 7)),
+        ("cost!=3", Term("cost", "!=", "3", 0, 7)),
+        ("cost<3", Term("cost", "<", "3", 0, 6)),
+        ("cost>3", Term("cost", ">", "3", 0, 6)),
+        ("a=光", Term("a", "=", "光", 0, 3)),
+        ("类型：战魂", Term("类型", ":", "战魂", 0, 5)),  # full-width colon
+        ('o:"抽 一张"', Term("o", ":", "抽 一张", 0, 8, quoted=True)),
+        ("kw:军团(5)", Term("kw", ":", "军团(5)", 0, 8)),
+        ("T:Soul", Term("t", ":", "Soul", 0, 6)),
+    ],
+)
+def test_terms(text: str, expected: Term) -> None:
+    assert parse(text).root == expected
+
+
+def test_precedence_and_binds_tighter_than_or() -> None:
+    root = parse("a b or c").root
+    assert isinstance(root, Or)
+    assert isinstance(root.items[0], And) and len(root.items[0].items) == 2
+    assert root.items[1] == Term("", ":", "c", 7, 1)
+
+
+def test_parentheses_and_negation() -> None:
+    root = parse("-(t:魔法 or t:载具) a:火").root
+    assert isinstance(root, And)
+    negated = root.items[0]
+    assert isinstance(negated, Not) and isinstance(negated.item, Or)
+    assert parse("-t:魔法").root == Not(Term("t", ":", "魔法", 1, 4), 0)
+    assert parse("x-y").root == Term("", ":", "x-y", 0, 3)  # a hyphen inside a word is not negation
+
+
+@pytest.mark.parametrize(
+    ("text", "position", "fragment"),
+    [
+        ("t:战魂 (a:火", 5, "括号没有闭合"),
+        ("t:战魂 a:火)", 8, "多了一个"),
+        ('name:"abc', 5, "引号没有闭合"),
+        ("a or", 2, "or 后面缺少条件"),
+        ("t: x", 0, "缺少值"),
+        ("()", 0, "括号是空的"),
+        ("-", 0, "缺少要排除的条件"),
+    ],
+)
+def test_syntax_errors_have_positions(text: str, position: int, fragment: str) -> None:
+    with pytest.raises(QueryError) as error:
+        parse(text)
+    assert error.value.position == position
+    assert fragment in error.value.message.zh
+
+
+# ---- results --------------------------------------------------------------------------------
+
+EL_MANIFEST = """game = "samsara"
+[[sets]]
+code = "Q1"
+name = "测试一"
+series = "M"
+[[sets]]
+code = "Q2"
+name = "测试二"
+series = "G"
+"""
+EL_ROWS = """set,number,name,rarity,type,subtype,attribute,cost,attack,defense,traits,keywords,text
+Q1,Q1-001,孙悟空,SR,战魂,,地,3地,6,5,西游|行者,飞翔|『悟空』唯一,进场时抽一张牌。
+Q1,Q1-002,东海龙王,UR,战魂,,水,2水2无,5,6,西游|龙宫,军团(5),对手回合中防御力+1。
+Q1,Q1-003,火之法力石,C,法力石,,火,,,,,,提供火属性法力。
+Q1,Q1-004,烈焰术,C,魔法,瞬间,火,1火,,,,瞬间,造成3点伤害。
+Q1,Q1-005,光暗双子,R,战魂,,光暗,1光1暗,3,3,英灵,军团(4),抽一张牌，然后弃一张牌。
+Q1,Q1-006,小红帽,C,战魂,,风,1风,1,2,童话,『童话』限定,风属性战魂攻击力+1。
+Q1,Q1-007,传说·英雄,SR,战魂,,光,4光,8,8,英灵|传说,额外构筑,只能放入额外卡组。
+Q2,Q2-001,孙悟空,C,战魂,,地,3地,6,5,西游|行者,飞翔|『悟空』唯一,进场时抽一张牌。
+Q2,Q2-002,水帘洞,R,阵型,,水地,1水1地,,,,,你的西游战魂防御力+1。
+"""
+LZ_MANIFEST = """game = "longzhiyi"
+[[sets]]
+code = "L1"
+name = "龍之弈測試"
+series = "基本"
+"""
+LZ_ROWS = """set,number,name,rarity,type,subtype,color,level,cost,attack,life,defense,text
+L1,L1-001,四海龍王,5,人物,,藍,3,5,6,6,2,召喚時抽一張牌。
+L1,L1-002,赤霄劍,3,武器,,紅綠,1,0,,,,產生紅色與綠色法力。
+"""
+
+
+@pytest.fixture
+def catalogue(engine: Engine, tmp_path: Path) -> Engine:
+    for name, manifest, rows in (("samsara", EL_MANIFEST, EL_ROWS), ("longzhiyi", LZ_MANIFEST, LZ_ROWS)):
+        folder = tmp_path / name
+        (folder / "cards").mkdir(parents=True)
+        (folder / "manifest.toml").write_text(manifest, encoding="utf-8")
+        (folder / "cards" / "cards.csv").write_text(rows, encoding="utf-8")
+    with catalog_db.transaction(engine) as session:
+        import_catalogue(session=session, paths=[tmp_path / "samsara", tmp_path / "longzhiyi"])
+    return engine
+
+
+def names(engine: Engine, text: str, **options: Any) -> list[str]:
+    with Session(engine) as session:
+        return [hit.card.name for hit in search(session=session, text=text, **options).hits]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        # names: scripts, width, pinyin, initials, phrases
+        ("孙悟空", ["孙悟空"]),
+        ("孫悟空", ["孙悟空"]),
+        ("sunwukong", ["孙悟空"]),
+        ("swk", ["孙悟空"]),
+        ("龍王", ["东海龙王", "四海龍王"]),
+        ("龙王", ["东海龙王", "四海龍王"]),
+        ("王", ["东海龙王", "四海龍王"]),  # one character
+        ("ｓｗｋ", ["孙悟空"]),  # full-width letters
+        ('"东海 龙王"', ["东海龙王"]),
+        ("n=孙悟空", ["孙悟空"]),
+        ("n=孙悟", []),
+        # rules text: 1-, 2- and 3+-character terms
+        ("o:抽", ["光暗双子", "孙悟空", "四海龍王"]),
+        ("o:抽一", ["光暗双子", "孙悟空", "四海龍王"]),
+        ("o:抽一张牌", ["光暗双子", "孙悟空", "四海龍王"]),  # 抽一張牌 folds alike
+        ("o:伤害", ["烈焰术"]),
+        # types, attributes
+        ("t:魔法", ["烈焰术"]),
+        ("t:magic", ["烈焰术"]),
+        ("t:瞬间", ["烈焰术"]),  # subtype
+        ("t=瞬间", []),
+        ("t:人物", ["四海龍王"]),
+        ("t:人物 g:samsara", []),
+        ("a:光", ["传说·英雄", "光暗双子"]),
+        ("a=光", ["传说·英雄"]),
+        ("a:光暗", ["光暗双子"]),
+        ("a:白 a:紫", ["光暗双子"]),  # colour names
+        ("a<=水地", ["东海龙王", "孙悟空", "水帘洞"]),
+        ("a>水", ["水帘洞"]),
+        ("c:紅", ["火之法力石", "烈焰术", "赤霄劍"]),  # 红 is also 火's colour name in 永恒之轮
+        ("c:红 g:longzhiyi", ["赤霄劍"]),
+        # numbers
+        ("cost>=4", ["传说·英雄", "四海龍王", "东海龙王"]),
+        ("cost=0 or cost<1", ["赤霄劍"]),
+        ("atk>5 def>=5", ["传说·英雄", "孙悟空"]),
+        ("lv:3", ["四海龍王"]),
+        # rarity by ladder
+        ("r>=UR g:samsara", ["传说·英雄", "东海龙王", "孙悟空"]),
+        ("r:SR", ["传说·英雄", "孙悟空"]),
+        ("r:C g:samsara", ["火之法力石", "烈焰术", "孙悟空", "小红帽"]),  # 孙悟空 also printed as C
+        ("r=5", ["四海龍王"]),
+        ("r<2 g:longzhiyi", []),
+        # sets, series, numbers
+        ("set:q2", ["孙悟空", "水帘洞"]),
+        ("series:G", ["孙悟空", "水帘洞"]),
+        ("number:Q1-00", ["传说·英雄", "东海龙王", "光暗双子", "火之法力石", "烈焰术", "孙悟空", "小红帽"]),
+        ("number=q2-002", ["水帘洞"]),
+        # traits, keywords, flags
+        ("tr:西游", ["东海龙王", "孙悟空"]),
+        ("tr=行者", ["孙悟空"]),
+        ("kw:军团", ["东海龙王", "光暗双子"]),
+        ("kw:legion", ["东海龙王", "光暗双子"]),
+        ("kw:军团(5)", ["东海龙王"]),
+        ("kw:『童话』限定", ["小红帽"]),
+        ("kw:限定", ["小红帽"]),
+        ("kw:『悟空』唯一", ["孙悟空"]),
+        ("is:legion", ["东海龙王", "光暗双子"]),
+        ("is:extra", ["传说·英雄", "火之法力石"]),
+        ("is:reprint", ["孙悟空"]),
+        ("is:multicolor", ["光暗双子", "水帘洞", "赤霄劍"]),
+        ("g:龍之弈", ["四海龍王", "赤霄劍"]),
+        # boolean structure
+        ("t:魔法 or t:阵型", ["水帘洞", "烈焰术"]),
+        ("(a:火 or a:水) -t:法力石", ["东海龙王", "水帘洞", "烈焰术"]),
+        ("-t:战魂 g:samsara", ["火之法力石", "烈焰术", "水帘洞"]),
+        ("-cost<=3 g:samsara", ["传说·英雄", "东海龙王", "火之法力石"]),  # no cost counts as "not <=3"
+        ("类型:战魂 属性:地", ["孙悟空"]),
+    ],
+)
+def test_results(catalogue: Engine, query: str, expected: list[str]) -> None:
+    assert sorted(names(catalogue, query)) == sorted(expected)
+
+
+def test_default_order_is_pinyin_with_stable_ties(catalogue: Engine) -> None:
+    ordered = names(catalogue, "g:samsara")
+    assert ordered == ["传说·英雄", "东海龙王", "光暗双子", "火之法力石", "烈焰术", "水帘洞", "孙悟空", "小红帽"]
+    assert names(catalogue, "g:samsara direction:desc") == list(reversed(ordered))
+
+
+@pytest.mark.parametrize(
+    ("query", "first"),
+    [
+        ("g:samsara order:cost", "火之法力石"),  # no cost sorts last? no: cost 0 of… see below
+        ("g:samsara order:atk direction:desc", "传说·英雄"),
+        ("g:samsara order:rarity direction:desc", "传说·英雄"),
+        ("g:samsara order:set", "孙悟空"),
+    ],
+)
+def test_orders(catalogue: Engine, query: str, first: str) -> None:
+    got = names(catalogue, query)
+    if "order:cost" in query:
+        # cards without a cost go last; the cheapest with a cost come first
+        assert got[-1] == "火之法力石" and got[0] in ("小红帽", "烈焰术")
+    else:
+        assert got[0] == first
+
+
+def test_unique_prints_and_representative_printing(catalogue: Engine) -> None:
+    with Session(catalogue) as session:
+        cards = search(session=session, text="孙悟空")
+        prints = search(session=session, text="孙悟空 unique:prints")
+        common = search(session=session, text="孙悟空 r:C")
+    assert cards.total == 1 and prints.total == 2
+    assert [h.printing.number for h in prints.hits] == ["Q1-001", "Q2-001"]
+    assert cards.hits[0].printing.number == "Q1-001"
+    assert common.hits[0].printing.number == "Q2-001"  # the printing that matched r:C
+
+
+def test_pagination_is_stable(catalogue: Engine) -> None:
+    everything = names(catalogue, "")
+    pages = [names(catalogue, "", page=page, per_page=3) for page in (1, 2, 3, 4)]
+    assert [name for page in pages for name in page] == everything
+    with Session(catalogue) as session:
+        result = search(session=session, text="", page=9, per_page=3)
+    assert result.total == len(everything) and result.hits == [] and not result.has_more
+
+
+def test_json_shape(catalogue: Engine) -> None:
+    with Session(catalogue) as session:
+        body = result_json(search(session=session, text="东海龙王"))
+    assert body["total"] == 1
+    card = body["cards"][0]
+    assert {k: card[k] for k in ("name", "game", "type", "rarity", "set", "number")} == {
+        "name": "东海龙王",
+        "game": "samsara",
+        "type": "战魂",
+        "rarity": "UR",
+        "set": "Q1",
+        "number": "Q1-002",
+    }
+    assert card["keywords"] == ["军团(5)"] and card["cost"] == "2水2无"
+
+
+@pytest.mark.parametrize(
+    ("query", "fragment", "position"),
+    [
+        ("xyz:1", "未知的搜索键「xyz」", 0),
+        ("t:战魂 r>=QQ", "未知的稀有度 QQ", 5),
+        ("cost>=abc", "abc 不是整数", 0),
+        ("a:金", "不是已知的属性或颜色", 0),
+        ("kw:飞行术", "未知的关键字", 0),
+        ("set:ZZ", "没有代码为 ZZ 的系列", 0),
+        ("g:mtg", "未知的游戏 mtg", 0),
+        ("is:foil", "未知的标记 foil", 0),
+        ("order:price", "未知的排序", 0),
+        ("t:战魂 or order:cost", "只能作为整个查询的设置", 8),
+        ("t>战魂", "不能用运算符 >", 0),
+        ("own>0", "需要登录", 0),
+    ],
+)
+def test_semantic_errors_name_the_term(catalogue: Engine, query: str, fragment: str, position: int) -> None:
+    with Session(catalogue) as session, pytest.raises(QueryError) as error:
+        search(session=session, text=query)
+    assert fragment in error.value.message.zh
+    assert error.value.position == position
+    assert error.value.message.en
+
+
+def test_unknown_key_lists_the_known_ones(catalogue: Engine) -> None:
+    with Session(catalogue) as session, pytest.raises(QueryError) as error:
+        search(session=session, text="colour_x:1")
+    for key in ("t:", "a:", "r:", "set:", "kw:", "cost:"):
+        assert key in error.value.message.zh
+
+
+def test_cli_search(runner: Any, catalogue: Engine) -> None:
+    result = runner.invoke(args=["search", "swk"])
+    assert result.exit_code == 0 and "孙悟空" in result.output and "共 1 张" in result.output
+    data = runner.invoke(args=["search", "--json", "kw:军团"])
+    assert data.exit_code == 0
+    import json
+
+    assert json.loads(data.output)["total"] == 2
+    bad = runner.invoke(args=["search", "--json", "t:战魂 (a:火"])
+    assert bad.exit_code == 2
+    assert json.loads(bad.output)["error"]["position"] == 5
+
+
+def test_api_search_and_card(client: Any, catalogue: Engine) -> None:
+    body = client.get("/api/v1/cards", query_string={"q": "龍王"}).get_json()
+    assert {c["name"] for c in body["cards"]} == {"东海龙王", "四海龍王"}
+    assert all(c["url"].startswith("/cards/") for c in body["cards"])
+    bad = client.get("/api/v1/cards", query_string={"q": "r>=QQ"})
+    assert bad.status_code == 400
+    assert bad.get_json()["error"]["code"] == "bad_query" and bad.get_json()["error"]["message_en"]
+    assert client.get("/api/v1/cards", query_string={"q": "x", "page": "0"}).status_code == 400
+    paged = client.get("/api/v1/cards", query_string={"q": "", "per_page": 2}).get_json()
+    assert paged["has_more"] and "page=2" in paged["next_page"]
+    one = client.get("/api/v1/cards/samsara/孫悟空").get_json()
+    assert one["name"] == "孙悟空" and [p["number"] for p in one["printings"]] == ["Q1-001", "Q2-001"]
+    assert client.get("/api/v1/cards/samsara/无此卡").status_code == 404
+    sets = client.get("/api/v1/sets").get_json()["sets"]
+    assert {s["code"] for s in sets} == {"Q1", "Q2", "L1"}
