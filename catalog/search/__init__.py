@@ -191,9 +191,11 @@ def search(
     games, all_games = _game_scope(session, root, game)
     page = max(1, page)
     per_page = max(1, min(per_page, MAX_PER_PAGE))
-    ctx = Context(games=games, all_games=all_games, sets=_set_index(session), mode=unique)
+    ctx = Context(games=games, all_games=all_games, load_sets=lambda: _set_index(session), mode=unique)
     cs = ctx.cs
-    scope = cs.c.game_id.in_([gid for _m, gid in games])
+    # Only a narrowing scope becomes a condition: "every game" would only steer the planner
+    # to the (game_id, type) index and a row lookup per card (measured slower than a scan).
+    scope = cs.c.game_id.in_([gid for _m, gid in games]) if len(games) < len(all_games) else None
     if unique == "prints":
         ctx.p = table_of(Printing).alias("p")
         condition = compile_node(root, ctx) if root is not None else None
@@ -203,7 +205,8 @@ def search(
     else:
         condition = compile_node(root, ctx) if root is not None else None
         statement = select(cs.c.card_id, func.count().over().label("total"))
-    statement = statement.where(scope)
+    if scope is not None:
+        statement = statement.where(scope)
     if condition is not None:
         statement = statement.where(condition)
     statement = statement.order_by(*_order_columns(order, direction, ctx))
@@ -243,7 +246,8 @@ def _hits_for_cards(
     session: Session, card_ids: list[int], root: Node | None, ctx: Context, slugs: dict[int, str]
 ) -> list[SearchHit]:
     """Cards with a representative printing each: the first (by set order) that satisfies
-    the query on its own — so ``r:SR`` shows the SR printing — else the card's first."""
+    the query on its own — so ``r:SR`` shows the SR printing — else the card's first. The
+    extra query runs only when the query has printing conditions."""
     if not card_ids:
         return []
     cards = {card.id: card for card in session.scalars(select(Card).where(Card.id.in_(card_ids)))}  # type: ignore[union-attr]
@@ -254,8 +258,8 @@ def _hits_for_cards(
         .order_by(CardSet.position, Printing.number)  # type: ignore[arg-type]
     ).all()
     matching: set[int] = set()
-    if root is not None:
-        print_ctx = Context(ctx.games, ctx.all_games, ctx.sets, mode="prints", p=table_of(Printing).alias("p"))
+    if root is not None and ctx.uses_printings:
+        print_ctx = Context(ctx.games, ctx.all_games, lambda: ctx.sets, mode="prints", p=table_of(Printing).alias("p"))
         statement = (
             select(print_ctx.p.c.id)
             .select_from(print_ctx.p.join(print_ctx.cs, print_ctx.cs.c.card_id == print_ctx.p.c.card_id))

@@ -44,13 +44,22 @@ class Context:
 
     games: list[tuple[GameModule, int]]  # (module, game id) of the games the words resolve against
     all_games: dict[str, int]  # slug → id of every imported game
-    sets: dict[str, list[tuple[int, int]]]  # folded set code → [(set id, game id)]
+    load_sets: Callable[[], dict[str, list[tuple[int, int]]]]  # folded set code → [(set id, game id)]
     mode: str = "cards"  # or "prints"
     cs: Any = field(default_factory=lambda: table_of(CardSearch))
     p: Any = None  # the printing table of the main query in prints mode
+    uses_printings: bool = False  # whether any condition looked at printings (r:, set: …)
+    _sets: dict[str, list[tuple[int, int]]] | None = None
+
+    @property
+    def sets(self) -> dict[str, list[tuple[int, int]]]:
+        if self._sets is None:
+            self._sets = self.load_sets()
+        return self._sets
 
     def printing(self, build: Callable[[Any], Clause]) -> Clause:
         """A condition on printings: in card mode, "some printing of the card satisfies it"."""
+        self.uses_printings = True
         if self.mode == "prints":
             return build(self.p)
         inner = table_of(Printing).alias("pp")
