@@ -199,23 +199,23 @@ def search(
     if unique == "prints":
         ctx.p = table_of(Printing).alias("p")
         condition = compile_node(root, ctx) if root is not None else None
-        statement = select(ctx.p.c.id, cs.c.card_id, func.count().over().label("total")).select_from(
-            ctx.p.join(cs, cs.c.card_id == ctx.p.c.card_id)
-        )
+        statement = select(ctx.p.c.id, cs.c.card_id).select_from(ctx.p.join(cs, cs.c.card_id == ctx.p.c.card_id))
     else:
         condition = compile_node(root, ctx) if root is not None else None
-        statement = select(cs.c.card_id, func.count().over().label("total"))
+        statement = select(cs.c.card_id)
     if scope is not None:
         statement = statement.where(scope)
     if condition is not None:
         statement = statement.where(condition)
-    statement = statement.order_by(*_order_columns(order, direction, ctx))
-    rows = session.execute(statement.limit(per_page).offset((page - 1) * per_page)).all()
-    if rows:
-        total = rows[0].total
+    # The page and the count are two statements: a page alone lets the database keep only
+    # the top rows while sorting (measured 20 ms instead of 79 ms for 63,000 matches with
+    # COUNT(*) OVER ()); and a first page that is not full already is the count.
+    ordered = statement.order_by(*_order_columns(order, direction, ctx))
+    rows = session.execute(ordered.limit(per_page).offset((page - 1) * per_page)).all()
+    if page == 1 and len(rows) < per_page:
+        total = len(rows)
     else:
-        counted = select(func.count()).select_from(statement.order_by(None).subquery())
-        total = session.scalar(counted) or 0
+        total = session.scalar(select(func.count()).select_from(statement.subquery())) or 0
     result = SearchResult(text, total, page, per_page, order, direction, unique)
     slugs = {gid: slug for slug, gid in all_games.items()}
     if unique == "prints":

@@ -104,7 +104,7 @@ def test_search_latency(engine: Any, tmp_path: Path) -> None:
             event.listen(engine, "before_cursor_execute", capture)
             result = search(session=session, text=query)
             event.remove(engine, "before_cursor_execute", capture)
-            main_sql = next(s for s in statements if "OVER ()" in s[0])
+            main_sql = next(s for s in statements if "LIMIT" in s[0])
             captured[query] = main_sql
             fn = _time(lambda q=query: search(session=session, text=q))
             raw = session.connection().connection.driver_connection
