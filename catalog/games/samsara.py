@@ -272,3 +272,6 @@ class Samsara(GameModule):
 
 
 SAMSARA = Samsara()
+
+# The construction rules register themselves (kept in their own module: see its docstring).
+from catalog.games import samsara_rules  # noqa: E402,F401

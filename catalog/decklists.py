@@ -1,0 +1,452 @@
+"""Decklists (DESIGN §4): read text or JSON, resolve names against a game's cards, write back.
+
+Reading has two steps. :func:`parse_decklist` turns text into :class:`DeckList` lines and
+raises :class:`DecklistError` (every bad line, numbered) when the text cannot be read at all.
+:func:`resolve` looks each line up in a :class:`CardPool` and turns lines naming no card, or
+several, into ``unknown_card`` / ``ambiguous_card`` violations, so a deck with a typo is still
+checked for everything else.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from catalog.errors import LunzangError, Message
+from catalog.rules import SECTION_ZH, SECTIONS, Deck, DeckEntry, PoolCard, Violation
+from catalog.text import fold
+
+SECTION_WORDS = {
+    **{fold(w): "main" for w in ("主卡组", "主牌组", "卡组", "主卡組", "主牌組", "卡組", "Main", "Deck", "Maindeck")},
+    **{fold(w): "extra" for w in ("额外卡组", "額外卡組", "额外", "Extra", "Extra deck")},
+    **{fold(w): "side" for w in ("备牌", "備牌", "Side", "Sideboard", "Side deck")},
+}
+# metadata keys (folded) → the canonical key we keep; unknown keys are kept as written
+META_KEYS = {
+    **{fold(w): "name" for w in ("name", "名称", "名稱", "卡组名", "牌组名", "deck")},
+    **{fold(w): "game" for w in ("game", "游戏", "遊戲")},
+    **{fold(w): "format" for w in ("format", "赛制", "賽制")},
+    **{fold(w): "职业" for w in ("职业", "職業", "profession")},
+}
+MAX_COUNT = 999
+
+# "3 名称", "3x 名称", "3×名称", "3 x 名称". An x after a space starts the name unless a space follows
+# it ("3 X-47无人机", "1 xiaohongmao"), and an x glued to a Latin letter does too ("3xM4" is a name).
+_COUNT_FIRST = re.compile(r"^(?P<count>\d+)(?:[xX×*](?![A-Za-z])\s*|\s+[xX×*]\s+|\s+)(?P<body>\S.*)$")
+_COUNT_LAST = re.compile(r"^(?P<body>\S.*?)\s+[xX×*]\s*(?P<count>\d+)$")
+_SET_SUFFIX = re.compile(r"^(?P<name>.*?)\s*\((?P<set>[^()]+)\)(?:\s+(?P<number>\S+))?$")
+_META = re.compile(r"^(?P<key>[^\s:()][^:()]{0,23}?)\s*:\s*(?P<value>\S.*)$")
+_COMMENT = re.compile(r"(^|\s)#.*$")
+
+
+@dataclass
+class DeckLine:
+    """One card line as written: section, count and what names the card."""
+
+    line: int
+    section: str
+    count: int
+    name: str  # a card name or a collector number ('' when only "(SET) NUMBER" is given)
+    set_code: str | None = None
+    number: str | None = None
+    raw: str = ""
+
+
+@dataclass
+class DeckList:
+    """A parsed, not yet resolved, decklist."""
+
+    lines: list[DeckLine] = field(default_factory=list)
+    metadata: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.metadata.get("name", "")
+
+    @property
+    def game(self) -> str | None:
+        return self.metadata.get("game") or None
+
+    @property
+    def format(self) -> str | None:
+        return self.metadata.get("format") or None
+
+
+@dataclass(frozen=True)
+class LineProblem:
+    line: int
+    message: Message
+
+    def __str__(self) -> str:
+        return f"第 {self.line} 行：{self.message.zh}" if self.line else self.message.zh
+
+
+class DecklistError(LunzangError):
+    """The decklist could not be read: every problem, with its line number."""
+
+    code = "unreadable_decklist"
+
+    def __init__(self, problems: list[LineProblem]) -> None:
+        zh = "；".join(str(p) for p in problems)
+        en = "; ".join(f"line {p.line}: {p.message.en}" if p.line else p.message.en for p in problems)
+        super().__init__(Message(f"无法读取卡组：{zh}", f"cannot read the decklist: {en}"))
+        self.problems = problems
+
+
+# ---------------------------------------------------------------------------- parsing
+
+
+def parse_decklist(text: str) -> DeckList:
+    """Text or JSON (DESIGN §4) → :class:`DeckList`, or :class:`DecklistError` listing every bad line."""
+    text = text.lstrip("\ufeff")
+    if text.lstrip().startswith("{"):
+        return parse_json(text)
+    return parse_text(text)
+
+
+def _section_word(word: str) -> str | None:
+    return SECTION_WORDS.get(fold(word))
+
+
+def parse_text(text: str) -> DeckList:
+    deck = DeckList()
+    problems: list[LineProblem] = []
+    section = "main"
+    for number, original in enumerate(text.splitlines(), start=1):
+        line = unicodedata.normalize("NFKC", original)
+        if "#" in line:
+            line = _COMMENT.sub("", line)
+        line = line.strip()
+        if not line:
+            continue
+        if line.endswith(":") and ":" not in line[:-1]:
+            word = line[:-1].strip()
+            found = _section_word(word)
+            if found is None:
+                problems.append(
+                    LineProblem(
+                        number,
+                        Message(
+                            f"未知的分区「{word}」，可用：主卡组、额外卡组、备牌",
+                            f"unknown section '{word}'; use Main, Extra or Side",
+                        ),
+                    )
+                )
+            else:
+                section = found
+            continue
+        count_match = _COUNT_FIRST.match(line) or _COUNT_LAST.match(line)
+        if count_match is None and ":" in line and (meta := _META.match(line)):
+            key = META_KEYS.get(fold(meta["key"]), meta["key"].strip())
+            deck.metadata[key] = meta["value"].strip()
+            continue
+        count, body = (int(count_match["count"]), count_match["body"].strip()) if count_match else (1, line)
+        if count < 1 or count > MAX_COUNT:
+            problems.append(
+                LineProblem(
+                    number,
+                    Message(f"张数 {count} 应在 1 到 {MAX_COUNT} 之间", f"count {count} must be 1 to {MAX_COUNT}"),
+                )
+            )
+            continue
+        name, set_code, card_number = body, None, None
+        if ")" in body and (suffix := _SET_SUFFIX.match(body)):
+            name, set_code, card_number = suffix["name"].strip(), suffix["set"].strip(), suffix["number"]
+        if not name and not card_number:
+            problems.append(LineProblem(number, Message("缺少卡名或编号", "the card name or number is missing")))
+            continue
+        deck.lines.append(DeckLine(number, section, count, name, set_code, card_number, original.strip()))
+    if problems:
+        raise DecklistError(problems)
+    return deck
+
+
+def parse_json(text: str) -> DeckList:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise DecklistError(
+            [LineProblem(error.lineno, Message(f"JSON 格式错误：{error.msg}", f"malformed JSON: {error.msg}"))]
+        ) from error
+    return from_json(data)
+
+
+def from_json(data: Any) -> DeckList:
+    """A decoded JSON deck (``{"name", "game", "format", "main": [{"card", "count"}], …}``)."""
+    if not isinstance(data, dict):
+        raise DecklistError([LineProblem(0, Message("JSON 卡组应是一个对象", "a JSON deck must be an object"))])
+    deck = DeckList()
+    problems: list[LineProblem] = []
+    for key, value in data.items():
+        if key in SECTIONS:
+            continue
+        if isinstance(value, str | int) and not isinstance(value, bool):
+            deck.metadata[META_KEYS.get(fold(str(key)), str(key))] = str(value)
+    ordinal = 0
+    for section in SECTIONS:
+        entries = data.get(section) or []
+        if not isinstance(entries, list):
+            problems.append(LineProblem(0, Message(f"「{section}」应是列表", f"'{section}' must be a list")))
+            continue
+        for index, entry in enumerate(entries):
+            ordinal += 1
+            where = f"{section}[{index}]"
+            if isinstance(entry, str):
+                entry = {"card": entry}
+            if not isinstance(entry, dict):
+                problems.append(LineProblem(0, Message(f"{where} 应是对象", f"{where} must be an object")))
+                continue
+            count = entry.get("count", 1)
+            name = str(entry.get("card") or entry.get("name") or "").strip()
+            number = entry.get("number")
+            if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_COUNT:
+                problems.append(
+                    LineProblem(
+                        0,
+                        Message(
+                            f"{where}：张数应为 1 到 {MAX_COUNT} 的整数，而不是 {count!r}",
+                            f"{where}: count must be a whole number 1 to {MAX_COUNT}, not {count!r}",
+                        ),
+                    )
+                )
+                continue
+            if not name and not number:
+                problems.append(LineProblem(0, Message(f"{where}：缺少 card", f"{where}: 'card' is missing")))
+                continue
+            set_code = entry.get("set")
+            deck.lines.append(
+                DeckLine(
+                    0,
+                    section,
+                    count,
+                    name,
+                    str(set_code) if set_code else None,
+                    str(number) if number else None,
+                    raw=f"{count} {name}",
+                )
+            )
+    if problems:
+        raise DecklistError(problems)
+    return deck
+
+
+# ---------------------------------------------------------------------------- the card pool
+
+
+@dataclass
+class CardPool:
+    """One game's cards in memory, indexed for decklist lookups (built by ``catalog.decks``)."""
+
+    game: str
+    cards: dict[int, PoolCard]
+    numbers: dict[str, list[tuple[int, str, str]]]  # folded number → (card id, set code, number)
+    set_codes: dict[str, str]  # folded code → code
+    pinyin: dict[int, tuple[str, str]] = field(default_factory=dict)
+    by_name: dict[str, list[int]] = field(init=False)
+    by_key: dict[str, list[int]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.by_name, self.by_key = {}, {}
+        for card in self.cards.values():
+            self.by_name.setdefault(card.name, []).append(card.id)
+            self.by_key.setdefault(card.name_key, []).append(card.id)
+
+    def factions(self) -> frozenset[str]:
+        return frozenset(fold(c.faction) for c in self.cards.values() if c.faction)
+
+    def suggest(self, text: str, limit: int = 3) -> list[str]:
+        """The nearest card names: same pinyin, then containment, then difflib on folded names."""
+        key = fold(text)
+        found: list[str] = []
+        if key.isascii():
+            found += [self.cards[i].name for i, (py, ini) in self.pinyin.items() if key in (py, ini)]
+            found += [self.cards[i].name for i, (py, ini) in self.pinyin.items() if key and (key in py or key in ini)]
+        found += [c.name for c in self.cards.values() if key and (key in c.name_key or c.name_key in key)]
+        close = difflib.get_close_matches(key, list(self.by_key), n=limit, cutoff=0.3)
+        found += [self.cards[self.by_key[k][0]].name for k in close]
+        return list(dict.fromkeys(found))[:limit]
+
+
+def _lookup(pool: CardPool, line: DeckLine) -> tuple[list[int], str | None, str | None]:
+    """Candidate card ids for a line, with the printing (set code, number) it picked if any."""
+    set_code = pool.set_codes.get(fold(line.set_code)) if line.set_code else None
+    if line.set_code and set_code is None:
+        return [], None, None
+    if line.number:
+        hits = [h for h in pool.numbers.get(fold(line.number), []) if h[1] == set_code]
+        if line.name:
+            hits = [h for h in hits if h[0] in _name_ids(pool, line.name)]
+        return sorted({h[0] for h in hits}), set_code, hits[0][2] if hits else None
+    ids = _name_ids(pool, line.name)
+    if ids:
+        if set_code is not None:
+            ids = [i for i in ids if set_code in pool.cards[i].set_codes]
+        return ids, set_code, None
+    hits = pool.numbers.get(fold(line.name), [])
+    if set_code is not None:
+        hits = [h for h in hits if h[1] == set_code]
+    ids = sorted({h[0] for h in hits})
+    return ids, (hits[0][1] if len(hits) == 1 else set_code), (hits[0][2] if len(hits) == 1 else None)
+
+
+def _name_ids(pool: CardPool, name: str) -> list[int]:
+    return pool.by_name.get(name) or pool.by_key.get(fold(name), [])
+
+
+def _where(line: DeckLine) -> tuple[str, str]:
+    return (f"第 {line.line} 行：", f"line {line.line}: ") if line.line else ("", "")
+
+
+def resolve(decklist: DeckList, pool: CardPool, *, game: str | None = None) -> tuple[Deck, list[Violation]]:
+    """Look every line up; lines naming no card or several become violations (the rest still count)."""
+    deck = Deck(game=game or pool.game, name=decklist.name, format=decklist.format, metadata=dict(decklist.metadata))
+    problems: list[Violation] = []
+    for line in decklist.lines:
+        ids, set_code, number = _lookup(pool, line)
+        if len(ids) == 1:
+            deck.entries.append(
+                DeckEntry(
+                    pool.cards[ids[0]], line.count, line.section, (line.line,) if line.line else (), set_code, number
+                )
+            )
+            continue
+        written = line.raw or line.name
+        shown = line.name or f"({line.set_code}) {line.number}"
+        where_zh, where_en = _where(line)
+        if not ids:
+            suggestions = pool.suggest(line.name or line.number or "")
+            extra_zh = f"，你是不是要找：{'、'.join(suggestions)}？" if suggestions else ""
+            extra_en = f"; did you mean: {', '.join(suggestions)}?" if suggestions else ""
+            in_set = f"（系列 {line.set_code}）" if line.set_code else ""
+            problems.append(
+                Violation(
+                    "unknown_card",
+                    f"{where_zh}「{shown}」{in_set}不是这个游戏的卡牌{extra_zh}",
+                    f"{where_en}'{shown}'{' in ' + line.set_code if line.set_code else ''} names no card of this "
+                    f"game{extra_en}",
+                    counts={"line": line.line, "copies": line.count},
+                    lines=[line.line] if line.line else [],
+                    suggestions=suggestions,
+                )
+            )
+            continue
+        candidates = [pool.cards[i].name for i in ids]
+        problems.append(
+            Violation(
+                "ambiguous_card",
+                f"{where_zh}「{written}」对应多张卡：{'、'.join(candidates)}；请写全名或加上 (系列) 编号",
+                f"{where_en}'{written}' matches several cards: {', '.join(candidates)}; write the full name "
+                f"or add (SET) NUMBER",
+                cards=candidates,
+                counts={"line": line.line, "copies": line.count},
+                lines=[line.line] if line.line else [],
+            )
+        )
+    return deck, problems
+
+
+# ---------------------------------------------------------------------------- writing
+
+
+def merged(entries: Iterable[DeckEntry]) -> list[tuple[str, PoolCard, int, str | None]]:
+    """Entries merged by (section, card, printing), in first-seen order: what export writes."""
+    out: dict[tuple[str, int, str | None], list[Any]] = {}
+    for entry in entries:
+        key = (entry.section, entry.card.id, entry.set_code)
+        if key in out:
+            out[key][2] += entry.count
+        else:
+            out[key] = [entry.section, entry.card, entry.count, entry.set_code]
+    return [(s, c, n, code) for s, c, n, code in out.values()]
+
+
+def write_text(deck: Deck) -> str:
+    """The deck in the DESIGN §4 text format (metadata, then 主卡组 / 额外卡组 / 备牌)."""
+    lines: list[str] = []
+    labels = {"name": "名称", "game": "游戏", "format": "赛制"}
+    metadata = {"name": deck.name, "game": deck.game, "format": deck.format or ""}
+    metadata |= {k: v for k, v in deck.metadata.items() if k not in metadata}
+    for key, value in metadata.items():
+        if value:
+            lines.append(f"{labels.get(key, key)}: {value}")
+    rows = merged(deck.entries)
+    for section in SECTIONS:
+        chosen = [r for r in rows if r[0] == section]
+        if not chosen:
+            continue
+        lines.append("")
+        lines.append(f"{SECTION_ZH[section]}:")
+        for _s, card, count, set_code in chosen:
+            lines.append(f"{count} {card.name}" + (f" ({set_code})" if set_code else ""))
+    return "\n".join(lines).strip() + "\n"
+
+
+def write_json(deck: Deck) -> dict[str, Any]:
+    """The deck as DESIGN §4 JSON."""
+    data: dict[str, Any] = {"name": deck.name, "game": deck.game, "format": deck.format}
+    for key, value in deck.metadata.items():
+        if key not in data:
+            data[key] = value
+    rows = merged(deck.entries)
+    for section in SECTIONS:
+        data[section] = [
+            {"card": card.name, "count": count, **({"set": code} if code else {})}
+            for s, card, count, code in rows
+            if s == section
+        ]
+    return data
+
+
+# ---------------------------------------------------------------------------- editing the text
+
+
+def adjust_line(text: str, line: int, delta: int) -> str:
+    """Add ``delta`` copies on card line ``line`` (1-based); a count reaching 0 removes the line.
+
+    Other lines (comments, metadata, headers) are left as written; a line that is not a card
+    line is not touched.
+    """
+    rows = text.splitlines()
+    if not 1 <= line <= len(rows):
+        return text
+    written = unicodedata.normalize("NFKC", rows[line - 1]).strip()
+    if not written or written.startswith("#") or (written.endswith(":") and ":" not in written[:-1]):
+        return text
+    match = _COUNT_FIRST.match(written) or _COUNT_LAST.match(written)
+    if match is None and ":" in written and _META.match(written):
+        return text
+    count, body = (int(match["count"]), match["body"].strip()) if match else (1, written)
+    count = max(0, min(MAX_COUNT, count + delta))
+    if count:
+        rows[line - 1] = f"{count} {body}"
+    else:
+        del rows[line - 1]
+    return "\n".join(rows) + "\n"
+
+
+def add_card(text: str, name: str, count: int = 1, section: str = "main") -> str:
+    """Append ``count`` copies of ``name`` at the end of ``section`` (adding its header if needed)."""
+    name = name.strip()
+    if not name or count < 1 or section not in SECTIONS:
+        return text
+    rows = text.splitlines()
+    current = "main"
+    last_of: dict[str, int] = {}
+    for index, row in enumerate(rows):
+        stripped = unicodedata.normalize("NFKC", row).strip()
+        if stripped.endswith(":") and ":" not in stripped[:-1] and _section_word(stripped[:-1].strip()):
+            current = _section_word(stripped[:-1].strip()) or current
+            last_of[current] = index
+        elif stripped and not stripped.startswith("#"):
+            last_of[current] = index
+    entry = f"{min(count, MAX_COUNT)} {name}"
+    if section in last_of:
+        rows.insert(last_of[section] + 1, entry)
+    else:
+        rows += [f"{SECTION_ZH[section]}:", entry]
+    return "\n".join(rows) + "\n"

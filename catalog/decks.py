@@ -1,0 +1,185 @@
+"""Deck checking use case: load a game's cards and a format, resolve a decklist, run the rules.
+
+:func:`check_decklist` is what the CLI, the API and the pages call. For many decks against
+one catalogue, load once with :func:`load_pool` / :func:`load_format` and call
+:func:`check_parsed` per deck (pure Python, no database).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlmodel import Session, col, select
+
+from catalog.decklists import CardPool, DeckList, parse_decklist, resolve
+from catalog.errors import LunzangError, Message
+from catalog.games import GAMES, get_game
+from catalog.models import BanEntry, Card, CardSet, Format, Game, Printing
+from catalog.rules import Deck, FormatSpec, PoolCard, Verdict, evaluate
+from catalog.text import fold
+
+
+class DeckCheckError(LunzangError):
+    """The game or format asked for does not exist (or the game has no cards yet)."""
+
+    code = "bad_request"
+
+
+@dataclass
+class DeckCheck:
+    decklist: DeckList
+    deck: Deck
+    verdict: Verdict
+    pool: CardPool
+    format: FormatSpec
+
+
+def game_slug(word: str | None) -> str:
+    """The registry slug for a game word (slug, Chinese or English name), or an error."""
+    module = get_game((word or "").strip()) or get_game(fold(word or ""))
+    if module is None:
+        known = "、".join(f"{g.slug}（{g.name}）" for g in GAMES.values())
+        raise DeckCheckError(
+            Message(
+                f"未知的游戏「{word}」，可用：{known}" if word else f"请指定游戏，可用：{known}",
+                f"unknown game '{word}'; known: {', '.join(GAMES)}" if word else f"name the game: {', '.join(GAMES)}",
+            )
+        )
+    return module.slug
+
+
+def _game_row(session: Session, slug: str) -> Game:
+    game = session.scalars(select(Game).where(Game.slug == slug)).first()
+    if game is None:
+        raise DeckCheckError(
+            Message(f"数据库里还没有{GAMES[slug].name}的卡牌：请先导入", f"no {slug} cards imported yet")
+        )
+    return game
+
+
+def load_pool(session: Session, slug: str) -> CardPool:
+    """Every card of the game with the set codes of its printings, indexed for lookups."""
+    game = _game_row(session, slug)
+    sets = {s.id: s for s in session.scalars(select(CardSet).where(CardSet.game_id == game.id))}
+    printed: dict[int, set[str]] = {}
+    numbers: dict[str, list[tuple[int, str, str]]] = {}
+    for card_id, set_id, number, number_key in session.execute(
+        select(Printing.card_id, Printing.set_id, Printing.number, Printing.number_key).where(
+            col(Printing.set_id).in_(list(sets))
+        )
+    ):
+        code = sets[set_id].code
+        printed.setdefault(card_id, set()).add(code)
+        numbers.setdefault(number_key, []).append((card_id, code, number))
+    cards: dict[int, PoolCard] = {}
+    pinyin: dict[int, tuple[str, str]] = {}
+    for card in session.scalars(select(Card).where(Card.game_id == game.id)):
+        assert card.id is not None
+        cards[card.id] = PoolCard(
+            id=card.id,
+            name=card.name,
+            name_key=card.name_key,
+            type=card.type,
+            subtype=card.subtype,
+            attributes=card.attributes,
+            faction=card.faction,
+            cost=dict(card.cost or {}),
+            cost_total=card.cost_total,
+            level=card.level,
+            traits=tuple(card.traits),
+            trait_keys=frozenset(fold(t) for t in card.traits),
+            keywords=tuple(card.keywords),
+            extra=dict(card.extra),
+            set_codes=frozenset(printed.get(card.id, ())),
+        )
+        pinyin[card.id] = (card.pinyin, card.initials)
+    set_codes = {fold(s.code): s.code for s in sets.values()}
+    return CardPool(slug, cards, numbers, set_codes, pinyin)
+
+
+def load_format(session: Session, slug: str, code: str | None, pool: CardPool | None = None) -> FormatSpec:
+    """A manifest format by code, else a rule kind of the game, else the game's first kind.
+
+    A bare rule kind (or no ``--format``) means all sets legal and no ban list (DESIGN §5).
+    """
+    module = GAMES[slug]
+    kinds = dict(module.rule_kinds)
+    catalogue = {"factions": pool.factions()} if pool is not None else {}
+    game = _game_row(session, slug)
+    row = None
+    if code:
+        row = session.scalars(select(Format).where(Format.game_id == game.id, Format.code == code)).first()
+        if row is None:
+            row = next(
+                (
+                    f
+                    for f in session.scalars(select(Format).where(Format.game_id == game.id))
+                    if fold(code) in (fold(f.code), fold(f.name))  # m8 = M8 = "M8 新环境"
+                ),
+                None,
+            )
+    if row is not None:
+        kind = row.rules if row.rules in kinds else next(iter(kinds))
+        params = dict(kinds[kind]) | {k: v for k, v in row.params.items() if v is not None}
+        bans = {b.card_id: b.limit for b in session.scalars(select(BanEntry).where(BanEntry.format_id == row.id))}
+        return FormatSpec(slug, row.code, kind, row.name, params, tuple(row.legal_sets), bans, catalogue)
+    if code and fold(code) not in {fold(k) for k in kinds}:
+        known = [f.code for f in session.scalars(select(Format).where(Format.game_id == game.id))]
+        choices = ", ".join(dict.fromkeys([*known, *kinds]))
+        raise DeckCheckError(
+            Message(
+                f"{module.name}没有赛制「{code}」，可用：{choices}", f"{slug} has no format '{code}'; known: {choices}"
+            )
+        )
+    kind = next((k for k in kinds if code and fold(k) == fold(code)), next(iter(kinds)))
+    return FormatSpec(slug, kind, kind, kind, dict(kinds[kind]), ("*",), {}, catalogue)
+
+
+def check_parsed(decklist: DeckList, pool: CardPool, fmt: FormatSpec) -> tuple[Deck, Verdict]:
+    """Resolve and judge one parsed decklist against a loaded pool (no database)."""
+    deck, problems = resolve(decklist, pool)
+    deck.format = fmt.code
+    return deck, evaluate(deck, fmt, before=problems)
+
+
+def check_decklist(
+    *, session: Session, text: str, game: str | None = None, format_code: str | None = None
+) -> DeckCheck:
+    """Read a decklist (text or JSON) and judge it: every problem at once.
+
+    ``game`` / ``format_code`` win over the decklist's own ``game:`` / ``format:`` lines.
+    Raises :class:`~catalog.decklists.DecklistError` when the text is unreadable and
+    :class:`DeckCheckError` for an unknown game or format.
+    """
+    decklist = parse_decklist(text)
+    slug = game_slug(game or decklist.game)
+    pool = load_pool(session, slug)
+    fmt = load_format(session, slug, format_code or decklist.format, pool)
+    deck, verdict = check_parsed(decklist, pool, fmt)
+    return DeckCheck(decklist, deck, verdict, pool, fmt)
+
+
+@dataclass
+class FormatChoice:
+    game: str
+    game_name: str
+    formats: list[tuple[str, str]]  # (code, name): the manifest formats, then bare rule kinds
+
+
+def format_choices(session: Session) -> list[FormatChoice]:
+    """Per imported game, the formats a deck can be checked against (for the deck page's select)."""
+    games = {g.id: g for g in session.scalars(select(Game))}
+    by_game: dict[str, list[tuple[str, str]]] = {}
+    for fmt in session.scalars(select(Format).order_by(col(Format.id))):
+        game = games.get(fmt.game_id)
+        if game is not None:
+            by_game.setdefault(game.slug, []).append((fmt.code, fmt.name))
+    choices = []
+    for slug, module in GAMES.items():
+        if slug not in {g.slug for g in games.values()}:
+            continue
+        formats = by_game.get(slug, [])
+        codes = {c for c, _n in formats}
+        formats += [(kind, kind) for kind in module.rule_kinds if kind not in codes]
+        choices.append(FormatChoice(slug, module.name, formats))
+    return choices

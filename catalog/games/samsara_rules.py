@@ -1,0 +1,322 @@
+"""永恒之轮 construction rules (DESIGN §5, rule kind ``standard``).
+
+Source: ``shared/seeds/000_3f4769f9eb2a054d.txt``. Where the seed leaves a question open we
+say what we chose and why, next to the rule that makes the choice (the rules page repeats it):
+
+1. Basic 法力石 are exempt from the three-copy limit. The seed's "名称相同的卡牌最多只能放入
+   三张" sits in the sentence about the main deck ("卡组下限为50张，上限为60张，…"); the extra
+   deck is described separately ("法力石，及额外构筑卡牌组成卡组"), a 法力石 "会失去名称" once
+   in play, and one stone is played per turn from the extra deck, so a mono-colour deck needs
+   more than three of the same stone (our own DESIGN §4 example lists ``4 火之法力石``). A
+   format that wants a cap sets ``extra_max``. 额外构筑 cards that are not stones DO count.
+2. 『A』限定 constrains only 战魂, as written: "A特征以外的战魂都不能放入卡组". 魔法/载具/阵型
+   and 法力石 without trait A are fine. It looks at the deck that is played (main + extra,
+   额外构筑 战魂 included); the side board is not checked, since a side card only enters the deck
+   in exchange for another and the deck is checked again then.
+3. 军团(X) replaces the limit with X whether X is above or below 3 ("军团战魂能在卡组中最多放入
+   X张"); a ban-list limit still lowers it.
+4. The mana warning follows the casting rule "只要你有四张以上的法力石，并且其中最少有两张是
+   红色…（无属性可以用任意属性代表）": a card is castable when the extra deck holds at least
+   its total cost in stones and the coloured part can be paid by distinct stones of those
+   colours (checked exactly, Hall's condition over the colours, so a 光暗 stone counts once).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
+
+from catalog.deckstats import DrawModel, register_draw_model
+from catalog.errors import Message
+from catalog.games.samsara import ATTRIBUTES, GENERIC, MANA_STONE, SOUL
+from catalog.rules import (
+    ERROR,
+    WARNING,
+    CopyLimit,
+    Deck,
+    FormatSpec,
+    PoolCard,
+    Rule,
+    Rulebook,
+    SectionSize,
+    Violation,
+    names,
+    register_rule_set,
+    register_rulebook,
+    standard_rules,
+)
+from catalog.text import fold
+
+PLAYED = ("main", "extra")
+
+
+def is_extra_card(card: PoolCard) -> bool:
+    """法力石 and 额外构筑 cards belong in the extra deck ("法力石，及额外构筑卡牌组成卡组")."""
+    return card.type == MANA_STONE or card.keyword("extra_build") is not None
+
+
+def copy_limit(card: PoolCard, fmt: FormatSpec) -> int | None:
+    if card.type == MANA_STONE:
+        return None  # choice 1 above
+    legion = card.keyword("legion")
+    if legion is not None and legion.get("value") is not None:
+        return int(legion["value"])  # choice 3 above
+    return int(fmt.param("copy_limit", 3))
+
+
+def copy_reason(card: PoolCard, fmt: FormatSpec) -> tuple[str, str]:
+    legion = card.keyword("legion")
+    if legion is not None and legion.get("value") is not None:
+        return f"（{legion.get('label') or '军团'}）", f" (legion {legion['value']})"
+    return "", ""
+
+
+@dataclass(frozen=True)
+class Placement:
+    """法力石 / 额外构筑 only in the extra deck; every other card only in main or side."""
+
+    name: str = "placement"
+
+    def check(self, deck: Deck, fmt: FormatSpec) -> Iterator[Violation]:
+        misplaced = [e for e in deck.section("main") if is_extra_card(e.card)]
+        if misplaced:
+            cards = list(dict.fromkeys(e.card for e in misplaced))
+            yield Violation(
+                "extra_card_in_main",
+                f"法力石和额外构筑的卡只能放入额外卡组，不能放在主卡组：{'、'.join(names(cards))}",
+                f"mana stones and extra-build cards go in the extra deck, not the main deck: {', '.join(names(cards))}",
+                cards=names(cards),
+                counts={"copies": sum(e.count for e in misplaced)},
+                lines=sorted({ln for e in misplaced for ln in e.lines}),
+            )
+        strays = [e for e in deck.section("extra") if not is_extra_card(e.card)]
+        if strays:
+            cards = list(dict.fromkeys(e.card for e in strays))
+            yield Violation(
+                "main_card_in_extra",
+                f"额外卡组只能放法力石和额外构筑的卡：{'、'.join(names(cards))} 应放入主卡组",
+                f"only mana stones and extra-build cards go in the extra deck: {', '.join(names(cards))} "
+                f"belong in the main deck",
+                cards=names(cards),
+                counts={"copies": sum(e.count for e in strays)},
+                lines=sorted({ln for e in strays for ln in e.lines}),
+            )
+
+
+@dataclass(frozen=True)
+class ExtraMax:
+    """The format's optional ``extra_max`` caps the extra deck."""
+
+    name: str = "extra_max"
+
+    def check(self, deck: Deck, fmt: FormatSpec) -> Iterator[Violation]:
+        limit = fmt.param("extra_max")
+        size = deck.size("extra")
+        if limit is not None and size > limit:
+            yield Violation(
+                "extra_too_large",
+                f"额外卡组 {size} 张，多于赛制上限 {limit} 张",
+                f"the extra deck has {size} cards, more than the format's maximum {limit}",
+                counts={"size": size, "max": limit},
+            )
+
+
+@dataclass(frozen=True)
+class TraitRestriction:
+    """『A』限定: "A特征以外的战魂都不能放入卡组" — every 战魂 of the played deck has trait A."""
+
+    name: str = "trait_restriction"
+
+    def check(self, deck: Deck, fmt: FormatSpec) -> Iterator[Violation]:
+        played = deck.copies(*PLAYED)
+        required: dict[str, list[PoolCard]] = {}
+        for card, _count in played.values():
+            for keyword in card.keywords_of("restricted"):
+                subject = str(keyword.get("subject") or "")
+                if subject:
+                    required.setdefault(subject, []).append(card)
+        for subject, sources in required.items():
+            key = fold(subject)
+            offenders = [c for c, _n in played.values() if c.type == SOUL and key not in c.trait_keys]
+            if not offenders:
+                continue
+            yield Violation(
+                "trait_restriction",
+                f"卡组中有『{subject}』限定的卡（{'、'.join(names(sources))}），"
+                f"没有「{subject}」特征的战魂不能放入卡组：{'、'.join(names(offenders))}",
+                f"the deck holds '{subject}'-restricted cards ({', '.join(names(sources))}); souls without the "
+                f"trait '{subject}' may not be in it: {', '.join(names(offenders))}",
+                cards=list(dict.fromkeys(names(sources) + names(offenders))),
+                counts={"souls_without_trait": sum(played[c.id][1] for c in offenders)},
+                lines=deck.lines_of([c.id for c in sources + offenders], *PLAYED),
+            )
+
+
+def _stone_colours(card: PoolCard) -> frozenset[str]:
+    return frozenset(card.attributes) or frozenset(GENERIC)
+
+
+@lru_cache(maxsize=4096)
+def _castable(cost: tuple[tuple[str, int], ...], stones: tuple[tuple[frozenset[str], int], ...]) -> tuple[bool, int]:
+    """Whether the stones pay ``cost`` (Hall's condition over its colours) and the total stones."""
+    total = sum(n for _c, n in stones)
+    need_total = sum(n for _a, n in cost)
+    if total < need_total:
+        return False, total
+    coloured = [(a, n) for a, n in cost if a != GENERIC]
+    for size in range(1, len(coloured) + 1):
+        for subset in combinations(coloured, size):
+            wanted = {a for a, _n in subset}
+            supply = sum(n for colours, n in stones if colours & wanted)
+            if supply < sum(n for _a, n in subset):
+                return False, total
+    return True, total
+
+
+@dataclass(frozen=True)
+class AttributeWithoutMana:
+    """Warn when cards need attribute X and no X 法力石 is in the extra deck, or too few stones."""
+
+    name: str = "attribute_without_mana"
+
+    def check(self, deck: Deck, fmt: FormatSpec) -> Iterator[Violation]:
+        stones: dict[frozenset[str], int] = {}
+        for entry in deck.section("extra"):
+            if entry.card.type == MANA_STONE:
+                colours = _stone_colours(entry.card)
+                stones[colours] = stones.get(colours, 0) + entry.count
+        provided = {a for colours in stones for a in colours}
+        users = [c for c, _n in deck.copies(*PLAYED).values() if c.type != MANA_STONE and c.cost]
+        needing_of: dict[str, list[PoolCard]] = {}
+        for card in users:
+            for attribute in card.cost:
+                if attribute != GENERIC and attribute not in provided:
+                    needing_of.setdefault(attribute, []).append(card)
+        flagged: set[int] = set()
+        for attribute in ATTRIBUTES.canonical:
+            needing = needing_of.get(attribute)
+            if not needing:
+                continue
+            flagged.update(c.id for c in needing)
+            yield Violation(
+                "attribute_without_mana",
+                f"{len(needing)} 种卡需要「{attribute}」属性法力，额外卡组中没有{attribute}属性的法力石："
+                f"{'、'.join(names(needing))}",
+                f"{len(needing)} card(s) need {attribute} mana and the extra deck has no {attribute} mana stone: "
+                f"{', '.join(names(needing))}",
+                severity=WARNING,
+                cards=names(needing),
+                counts={"attribute": attribute, "stones": 0, "cards": len(needing)},
+                lines=deck.lines_of([c.id for c in needing], *PLAYED),
+            )
+        stone_key = tuple(sorted(stones.items(), key=lambda item: sorted(item[0])))
+        total = sum(stones.values())
+        short = [
+            card for card in users if card.id not in flagged and not _castable(tuple(card.cost.items()), stone_key)[0]
+        ]
+        if short:
+            yield Violation(
+                "attribute_without_mana",
+                f"额外卡组的 {total} 张法力石不够使用这些卡（总数或某属性的张数不足）：{'、'.join(names(short))}",
+                f"the {total} mana stones of the extra deck cannot pay for these cards (too few in total or of "
+                f"one attribute): {', '.join(names(short))}",
+                severity=WARNING,
+                cards=names(short),
+                counts={"stones": total, "cards": len(short)},
+                lines=deck.lines_of([c.id for c in short], *PLAYED),
+            )
+
+
+STANDARD: tuple[Rule, ...] = (
+    SectionSize("main_size", ("main",), "main_too_small", "main_too_large"),
+    CopyLimit("copy_limit", copy_limit, copy_reason),
+    *standard_rules(),
+    Placement(),
+    ExtraMax(),
+    TraitRestriction(),
+    AttributeWithoutMana(),
+)
+register_rule_set("samsara", "standard", STANDARD)
+
+__all__ = ["ERROR", "STANDARD", "WARNING", "copy_limit", "is_extra_card"]
+
+# "游戏开始时，每位玩家从各自的卡组上抽取5张牌作为手牌" and, each turn, "回合开始后的第一个阶段，
+# 本回合的玩家从其卡组顶抽一张牌" (the seed makes no exception for the first turn).
+register_draw_model(
+    "samsara",
+    DrawModel(
+        5, 1, True, "起手 5 张，每回合抽牌阶段抽 1 张（规则未写先手首回合不抽）", "5-card opening hand, 1 draw per turn"
+    ),
+)
+
+register_rulebook(
+    "samsara",
+    Rulebook(
+        seed="000_3f4769f9eb2a054d.txt",
+        rules=(
+            Message(
+                "主卡组 50 到 60 张（赛制可改上下限）。",
+                "The main deck holds 50 to 60 cards (a format may change the bounds).",
+            ),
+            Message(
+                "同名卡最多 3 张：所有印刷、主卡组、额外卡组和备牌合计；带军团(X) 的卡改为最多 X 张。",
+                "At most 3 copies of a name, counting every printing and the main, extra and side decks "
+                "together; a card with Legion(X) allows X instead.",
+            ),
+            Message(
+                "卡组里有『A』限定的卡时，卡组中的每张战魂都必须具有特征 A。",
+                "When a card with 'A'-restricted is in the deck, every soul of the deck must have trait A.",
+            ),
+            Message(
+                "法力石和额外构筑的卡放在额外卡组；其他卡只能放在主卡组或备牌。",
+                "Mana stones and extra-build cards go in the extra deck; every other card in the main deck or "
+                "the side board.",
+            ),
+            Message(
+                "赛制可以限定合法系列（如 M8 起的新环境）、设置禁限卡表（禁止 0 / 限制 1 / 准限制 2 张）"
+                "和额外卡组上限。",
+                "A format may restrict the legal sets (e.g. the M8 environment), ban or limit cards (0 / 1 / 2 "
+                "copies) and cap the extra deck.",
+            ),
+            Message(
+                "警告：有卡需要某属性的法力，而额外卡组没有该属性的法力石，或法力石总数、某属性张数不够支付费用。",
+                "Warning: cards need an attribute no stone of the extra deck provides, or the stones cannot pay "
+                "their cost in total or per attribute.",
+            ),
+        ),
+        choices=(
+            Message(
+                "基本法力石不受 3 张限制：规则中“名称相同的卡牌最多只能放入三张”与主卡组张数写在同一句；"
+                "额外卡组另有说明，法力石在场上失去名称，每回合要从额外卡组放一张法力石，单色卡组需要同一种"
+                "法力石超过 3 张。需要上限的赛制可设 extra_max。不是法力石的额外构筑卡仍受 3 张限制。",
+                "Basic mana stones are exempt from the 3-copy limit: the seed's 3-copy sentence is the one about "
+                "the main deck, the extra deck is described apart, stones lose their name in play, and a mono-"
+                "colour deck needs more than three of one stone. A format can cap the extra deck with extra_max. "
+                "Extra-build cards that are not stones still count.",
+            ),
+            Message(
+                "『A』限定只约束战魂（规则原文：“A特征以外的战魂都不能放入卡组”），魔法、载具、阵型和法力石不受影响；"
+                "检查主卡组和额外卡组，不检查备牌（换入时会重新检查）。",
+                "'A'-restricted constrains souls only (\"no soul without trait A may be put in the deck\"); "
+                "magic, vehicles, formations and stones are unaffected. The main and extra decks are checked, "
+                "not the side board.",
+            ),
+            Message(
+                "军团(X) 以 X 代替 3，即使 X 小于 3；禁限卡表仍可再降低上限。",
+                "Legion(X) replaces 3 by X, even when X is below 3; a ban list can still lower it.",
+            ),
+            Message(
+                "法力检查按规则的使用条件：法力石总数不少于总费用，且有色费用能由不同的对应属性法力石支付"
+                "（无属性可由任意法力石代表）。",
+                "The mana check follows the casting rule: at least as many stones as the total cost, and the "
+                "coloured part payable by distinct stones of those attributes (generic by any stone).",
+            ),
+            Message(
+                "概率表：起手 5 张，每回合抽 1 张（规则没有写先手第一回合不抽）。",
+                "Odds table: 5-card opening hand, one draw per turn (the seed makes no first-turn exception).",
+            ),
+        ),
+    ),
+)

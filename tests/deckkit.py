@@ -1,0 +1,86 @@
+"""Builders for deck tests: in-memory card pools (no database) and decklists from lines."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from catalog.decklists import CardPool, parse_decklist
+from catalog.decks import check_parsed
+from catalog.games import GAMES
+from catalog.rules import FormatSpec, PoolCard, Verdict
+from catalog.text import fold
+
+_ids = itertools.count(1)
+
+
+def card(
+    name: str,
+    type: str,
+    *,
+    sets: tuple[str, ...] = ("T1",),
+    attributes: str = "",
+    cost: dict[str, int] | None = None,
+    traits: tuple[str, ...] = (),
+    keywords: tuple[dict[str, Any], ...] = (),
+    faction: str = "",
+    extra: dict[str, Any] | None = None,
+) -> PoolCard:
+    cost = dict(cost or {})
+    return PoolCard(
+        id=next(_ids),
+        name=name,
+        name_key=fold(name),
+        type=type,
+        attributes=attributes,
+        faction=faction,
+        cost=cost,
+        cost_total=sum(cost.values()) if cost else None,
+        traits=traits,
+        trait_keys=frozenset(fold(t) for t in traits),
+        keywords=keywords,
+        extra=dict(extra or {}),
+        set_codes=frozenset(sets),
+    )
+
+
+def kw(kind: str, value: int | None = None, subject: str | None = None) -> dict[str, Any]:
+    return {"kind": kind, "value": value, "subject": subject, "label": kind}
+
+
+def pool(game: str, cards: list[PoolCard], numbers: dict[str, list[tuple[str, str]]] | None = None) -> CardPool:
+    """A pool of ``cards``; ``numbers`` maps a collector number to [(card name, set code)]."""
+    by_name = {c.name: c for c in cards}
+    index: dict[str, list[tuple[int, str, str]]] = {}
+    for number, hits in (numbers or {}).items():
+        for name, code in hits:
+            index.setdefault(fold(number), []).append((by_name[name].id, code, number))
+    codes = {code for c in cards for code in c.set_codes}
+    return CardPool(game, {c.id: c for c in cards}, index, {fold(c): c for c in codes})
+
+
+def fmt(
+    game: str,
+    kind: str | None = None,
+    *,
+    code: str | None = None,
+    legal_sets: tuple[str, ...] = ("*",),
+    bans: dict[int, int] | None = None,
+    factions: frozenset[str] | None = None,
+    **params: Any,
+) -> FormatSpec:
+    module = GAMES[game]
+    kind = kind or next(iter(module.rule_kinds))
+    merged = dict(module.rule_kinds[kind]) | params
+    catalogue = {"factions": factions} if factions is not None else {}
+    return FormatSpec(game, code or kind, kind, code or kind, merged, legal_sets, bans or {}, catalogue)
+
+
+def check(text: str, card_pool: CardPool, format_spec: FormatSpec) -> Verdict:
+    _deck, verdict = check_parsed(parse_decklist(text), card_pool, format_spec)
+    return verdict
+
+
+def lines(*entries: tuple[int, str], header: str | None = None) -> str:
+    body = [f"{n} {name}" for n, name in entries]
+    return "\n".join(([header] if header else []) + body) + "\n"
