@@ -23,6 +23,8 @@ from pypinyin.phrases_dict import phrases_dict as PHRASES_DICT
 from pypinyin.pinyin_dict import pinyin_dict as PINYIN_DICT
 
 _WHITESPACE = re.compile(r"\s+")
+# Name separators people type for the middle dot of 小红帽·狼猎手: all fold to U+00B7.
+_DOTS = str.maketrans({"・": "·", "•": "·", "‧": "·", "･": "·", "⋅": "·"})
 MAX_PHRASE = 10  # the longest entry of pypinyin's phrase dictionary
 _PHRASE_STARTS = frozenset(phrase[:2] for phrase in PHRASES_DICT)
 
@@ -61,7 +63,7 @@ def fold(text: str) -> str:
     text = text or ""
     if text.isascii():  # nothing to convert: skip NFKC and OpenCC (collector numbers, codes)
         return _WHITESPACE.sub("", text).lower()
-    text = normalize_width(text)
+    text = normalize_width(text).translate(_DOTS)
     text = to_simplified(text)
     return _WHITESPACE.sub("", text).lower()
 

@@ -14,6 +14,8 @@ from catalog.text import fold, initials_key, pinyin_key, pinyin_keys
         (" 小红帽 ", "小红帽"),
         ("孫悟空", "孙悟空"),
         ("M4-001", "m4-001"),
+        ("小红帽・狼猎手", "小红帽·狼猎手"),  # katakana middle dot
+        ("小红帽•狼猎手", "小红帽·狼猎手"),
     ],
 )
 def test_fold_makes_spellings_equal(a: str, b: str) -> None:
