@@ -54,7 +54,7 @@ def one(line: str):  # type: ignore[no-untyped-def]
         ("2 (M4) M4-017", "小红帽·森林歌者", 2, "M4"),
         ("1 (M4) 001", "小红帽·森林歌者", 1, "M4"),
         ("1 小紅帽·森林歌者 # a comment", "小红帽·森林歌者", 1, None),
-        ("1 小红帽・森林歌者", None, 1, None),  # a different middle dot is a different name
+        ("1 小红帽・森林歌者", "小红帽·森林歌者", 1, None),  # the katakana middle dot folds to ·
     ],
 )
 def test_line_forms(line: str, name: str | None, count: int, set_code: str | None) -> None:

@@ -50,6 +50,7 @@ class SearchResult:
     direction: str
     unique: str  # "cards" or "prints"
     hits: list[SearchHit] = field(default_factory=list)
+    own_order: bool = False  # the query itself said order:/direction: (it wins over arguments)
 
     @property
     def pages(self) -> int:
@@ -182,12 +183,23 @@ def search(
     game: str | None = None,
     page: int = 1,
     per_page: int = PER_PAGE,
+    order: str | None = None,
+    direction: str | None = None,
 ) -> SearchResult:
     """Run a query: one page of hits (a representative printing per card unless
-    ``unique:prints``) and the total count. Raises :class:`QueryError` on a bad query."""
+    ``unique:prints``) and the total count. ``order``/``direction`` (a page's sort controls)
+    apply unless the query says ``order:``/``direction:`` itself. Raises :class:`QueryError`
+    on a bad query."""
     query = parse(text)
     root, directives = _split_directives(query)
-    order, direction, unique = _directive_values(directives)
+    own_order = "order" in directives or "direction" in directives
+    query_order, query_direction, unique = _directive_values(directives)
+    if own_order or order is None:
+        order = query_order
+    if own_order or direction is None:
+        direction = query_direction
+    if order not in ORDERS or direction not in ("asc", "desc"):
+        raise ValueError(f"order must be one of {list(ORDERS)} and direction asc or desc")
     games, all_games = _game_scope(session, root, game)
     page = max(1, page)
     per_page = max(1, min(per_page, MAX_PER_PAGE))
@@ -216,7 +228,7 @@ def search(
         total = len(rows)
     else:
         total = session.scalar(select(func.count()).select_from(statement.subquery())) or 0
-    result = SearchResult(text, total, page, per_page, order, direction, unique)
+    result = SearchResult(text, total, page, per_page, order, direction, unique, own_order=own_order)
     slugs = {gid: slug for slug, gid in all_games.items()}
     if unique == "prints":
         result.hits = _hits_for_printings(session, [row[0] for row in rows], slugs)

@@ -118,11 +118,17 @@ def _check_op(term: Term, allowed: tuple[str, ...]) -> None:
         )
 
 
+INTEGER_LIMIT = 2**31 - 1  # the columns are 32-bit on PostgreSQL; no card stat comes near
+
+
 def _integer(term: Term) -> int:
     value = term.value.strip()
     if not re.fullmatch(r"-?\d+", value):
         raise error(term, f"「{term.text}」：{term.value} 不是整数", f"'{term.text}': {term.value} is not a number")
-    return int(value)
+    number = int(value)
+    if abs(number) > INTEGER_LIMIT:
+        raise error(term, f"「{term.text}」：{term.value} 太大了", f"'{term.text}': {term.value} is out of range")
+    return number
 
 
 def _numeric(column_name: str) -> Handler:
