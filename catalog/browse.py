@@ -9,7 +9,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from catalog.games import GAMES, GameModule
-from catalog.models import Card, CardSet, Game, PackTemplate, Printing
+from catalog.models import Card, CardKeyword, CardSet, Game, PackTemplate, Printing
 from catalog.text import fold
 
 
@@ -162,3 +162,37 @@ def random_card(session: Session, game: Game | None = None) -> Card | None:
     if game is not None:
         query = query.where(Card.game_id == game.id)
     return session.scalars(query).first()
+
+
+@dataclass
+class KeywordUse:
+    """How a game's cards use one glossary keyword: how many have it, and how it is written."""
+
+    cards: int
+    labels: list[str]
+
+
+def keyword_uses(session: Session, game: Game, *, labels: int = 6) -> dict[str, KeywordUse]:
+    """Per keyword kind of the game: the number of cards having it and a few of its labels
+    as printed (军团(5), 『悟空』唯一), most common first. Kinds no card has are absent."""
+    counts: dict[str, int] = {
+        kind: count
+        for kind, count in session.execute(
+            select(CardKeyword.kind, func.count(func.distinct(CardKeyword.card_id)))
+            .join(Card, col(Card.id) == col(CardKeyword.card_id))
+            .where(Card.game_id == game.id)
+            .group_by(col(CardKeyword.kind))
+        )
+    }
+    written: dict[str, list[tuple[int, str]]] = {}
+    for kind, label, count in session.execute(
+        select(CardKeyword.kind, CardKeyword.label, func.count())
+        .join(Card, col(Card.id) == col(CardKeyword.card_id))
+        .where(Card.game_id == game.id)
+        .group_by(col(CardKeyword.kind), col(CardKeyword.label))
+    ):
+        written.setdefault(kind, []).append((-count, label))
+    return {
+        kind: KeywordUse(count, [label for _n, label in sorted(written.get(kind, []))[:labels]])
+        for kind, count in counts.items()
+    }

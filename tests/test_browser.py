@@ -138,6 +138,11 @@ def test_skip_link_is_the_first_stop_and_jumps_to_the_content(browser: Browser, 
         "/sets/samsara/M4",
         "/cards/samsara/" + quote("龙人四灵·玄武圣尊"),
         "/cards/zhutian/" + quote("二郎真君"),
+        "/cards?q=" + quote("t:战魂 a:火"),
+        "/cards?view=table&q=" + quote("t:战魂 a:火"),
+        "/cards?q=" + quote("t:战魂 (a:火 or"),
+        "/help/search",
+        "/keywords/samsara",
     ],
 )
 def test_pages_fit_a_phone_screen(browser: Browser, live_server: str, path: str) -> None:
@@ -148,5 +153,72 @@ def test_pages_fit_a_phone_screen(browser: Browser, live_server: str, path: str)
         overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
         assert overflow <= 0
         expect(page.get_by_role("navigation", name="主导航")).to_be_visible()
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_search_from_the_box_to_a_card_and_its_keyword_glossary(
+    browser: Browser, live_server: str, javascript: bool
+) -> None:
+    """The issue's path: type a query, see results, open a card, follow a keyword to the glossary."""
+    page = open_page(browser, javascript=javascript)
+    try:
+        page.goto(live_server + "/sets")
+        box = page.get_by_role("searchbox", name="搜索卡牌")
+        box.fill("sunwukong")
+        box.press("Enter")
+
+        expect(page).to_have_url(live_server + "/cards?q=sunwukong")
+        expect(page.get_by_role("heading", level=1)).to_have_text("搜索结果")
+        expect(page.get_by_role("status")).to_contain_text("找到")
+        expect(page.get_by_role("searchbox", name="搜索卡牌")).to_have_value("sunwukong")
+        tile = page.locator(".tile", has=page.locator(".tile-name", has_text=re.compile(r"^孙悟空$")))
+        expect(tile).to_have_count(1)
+        tile.get_by_role("link").click()
+
+        expect(page).to_have_url(live_server + "/cards/samsara/" + quote("孙悟空"))
+        expect(page.get_by_role("heading", level=1)).to_have_text("孙悟空")
+        page.locator("dl.keywords").get_by_role("link", name="『悟空』唯一").click()
+
+        expect(page).to_have_url(live_server + "/keywords/samsara/name_unique")
+        expect(page.get_by_role("heading", level=1)).to_contain_text("唯一")
+        expect(page.locator(".explanation")).to_contain_text("名称含有『A』")
+        expect(page.locator(".tile-name", has_text=re.compile(r"^孙悟空$"))).to_have_count(1)
+    finally:
+        page.context.close()
+
+
+def test_search_table_toggle_sort_and_a_bad_query(browser: Browser, live_server: str) -> None:
+    page = open_page(browser)
+    try:
+        page.goto(live_server + "/")
+        box = page.get_by_role("searchbox", name="搜索卡牌")
+        box.fill("t:战魂 a:火")
+        page.get_by_role("button", name="搜索").click()
+        expect(page.locator(".tile").first).to_be_visible()
+
+        page.get_by_role("navigation", name="显示方式").get_by_role("link", name="紧凑表格").click()
+        table = page.locator("table.results")
+        expect(table).to_be_visible()
+        table.get_by_role("link", name="攻击力").click()  # ascending
+        table = page.locator("table.results")
+        table.get_by_role("link", name=re.compile("^攻击力")).click()  # again: descending
+        expect(page).to_have_url(re.compile(r"order=atk&dir=desc"))
+        expect(page.locator("table.results thead th[aria-sort=descending]")).to_have_text(re.compile("攻击力"))
+        first = [int(t) for t in page.locator("table.results tbody td.num").nth(0).all_inner_texts()]
+        assert first and first[0] >= 7
+
+        box = page.get_by_role("searchbox", name="搜索卡牌")
+        box.fill("t:战魂 cost<=x")
+        box.press("Enter")
+        expect(page.get_by_role("heading", level=1)).to_have_text("无法理解这个查询")
+        expect(page.get_by_role("alert")).to_contain_text("x 不是整数")
+        expect(page.locator("mark.bad-term")).to_have_text("cost<=x")
+        page.get_by_role("link", name="查看搜索语法说明").click()
+        expect(page).to_have_url(live_server + "/help/search")
+        page.locator("#key-cost").get_by_role("link", name="cost<=3").click()
+        expect(page.get_by_role("searchbox", name="搜索卡牌")).to_have_value("cost<=3")
+        expect(page.locator(".tile").first).to_be_visible()
     finally:
         page.context.close()

@@ -383,7 +383,7 @@ def test_language_switch_renders_english_and_remembers_it(web) -> None:  # type:
     assert response.status_code == 200
     assert '<html lang="en">' in markup
     nav = visible_text(section(markup, '<nav class="site-nav"', "</nav>"))
-    assert nav.split(maxsplit=2) == ["Home", "Sets", "Random card"]
+    assert nav.startswith("Home Sets Random card")  # later areas add their links after these
     assert "Booster contents" in markup and "Sample data" in markup and "Series M" in markup
     assert "奇幻征途" in markup  # card data stays as written
     cookie = web.get_cookie("lang")

@@ -56,6 +56,14 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     app.register_blueprint(cards_bp)
 
+    from webapp.decks import bp as decks_bp
+
+    app.register_blueprint(decks_bp)
+
+    from webapp.packs import bp as packs_bp
+
+    app.register_blueprint(packs_bp)
+
     from webapp.api import bp as api_bp
 
     app.register_blueprint(api_bp)

@@ -47,4 +47,4 @@ def _http_error(error: HTTPException) -> Any:
     )
 
 
-from webapp.api import cards, openapi  # noqa: E402,F401
+from webapp.api import cards, decks, openapi, packs  # noqa: E402,F401

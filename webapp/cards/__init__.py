@@ -1,7 +1,7 @@
-"""Catalogue pages: home, set list, set page, card page."""
+"""Catalogue pages: home, set list, set page, card page, search, keyword glossary."""
 
 from flask import Blueprint
 
 bp = Blueprint("cards", __name__)
 
-from webapp.cards import routes  # noqa: E402,F401
+from webapp.cards import routes, search  # noqa: E402,F401

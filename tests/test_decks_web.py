@@ -1,0 +1,152 @@
+"""Deck pages: the checker (verdict, highlighted lines, charts, odds), export, print sheet, rules pages."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from catalog.deckstats import DrawModel, p_at_least_one
+from tests.test_decks import legal_samsara_list
+
+
+def test_hypergeometric_is_exact() -> None:
+    from fractions import Fraction
+
+    assert p_at_least_one(50, 3, 5) == 1 - Fraction(47 * 46 * 45 * 44 * 43, 50 * 49 * 48 * 47 * 46)
+    assert p_at_least_one(40, 0, 7) == 0
+    assert p_at_least_one(40, 1, 40) == 1
+    assert p_at_least_one(10, 3, 99) == 1  # more draws than cards: capped at the deck
+    assert DrawModel(5).seen_by_turn(3) == 8
+    assert DrawModel(7, first_turn_draw=False).seen_by_turn(1) == 7
+
+
+def test_checker_page_without_a_list_shows_the_form(sample_app: Any) -> None:
+    page = sample_app.test_client().get("/decks").get_data(as_text=True)
+    assert 'name="list"' in page and "构筑检查" in page
+    assert "M8 新环境 (m8)" in page  # formats of the manifests, grouped by game
+
+
+def test_checker_page_points_at_the_lines(sample_app: Any) -> None:
+    text = "名称: 测试\n4 小红帽·森林歌者\n1 不存在的卡\n额外卡组:\n2 火之法力石\n"
+    page = sample_app.test_client().get("/decks", query_string={"game": "samsara", "list": text}).get_data(as_text=True)
+    assert "不合法" in page
+    assert 'data-code="too_many_copies"' in page and 'data-code="unknown_card"' in page
+    assert re.search(r'<li id="line-2" value="2" class="error" data-codes="too_many_copies', page)
+    assert re.search(r'<li id="line-3" value="3" class="error" data-codes="unknown_card"', page)
+    assert '<li id="line-5" value="5"><code>' in page  # an untouched line is not marked
+    assert 'href="#line-2"' in page
+    assert 'data-chart="curve"' in page and 'data-chart="attributes"' in page and 'data-chart="types"' in page
+    assert "抽到至少一张的概率" in page and "第 5 回合" in page
+
+
+def test_checker_page_in_english(sample_app: Any) -> None:
+    query = {"game": "samsara", "list": "4 小红帽·森林歌者\n", "lang": "en"}
+    page = sample_app.test_client().get("/decks", query_string=query).get_data(as_text=True)
+    assert "Not legal" in page and "4 copies of &#39;小红帽·森林歌者&#39;" in page
+
+
+def test_legal_deck_page_and_odds_table(sample_app: Any, sample_catalogue: Any) -> None:
+    text = legal_samsara_list(sample_catalogue)
+    page = sample_app.test_client().get("/decks", query_string={"game": "samsara", "format": "m8", "list": text})
+    body = page.get_data(as_text=True)
+    assert 'class="verdict legal"' in body
+    # 3 copies in 51 cards, 5-card opening hand: 1 - C(48,5)/C(51,5) = 1 - 91080/124950 = 27.1 %
+    assert "27.1%" in body
+
+
+def test_unreadable_list_is_explained_on_the_page(sample_app: Any) -> None:
+    page = sample_app.test_client().get("/decks", query_string={"game": "samsara", "list": "1 x\n杂项:\n"})
+    body = page.get_data(as_text=True)
+    assert page.status_code == 200 and "无法读取卡组" in body and "第 2 行" in body
+
+
+@pytest.mark.parametrize("kind", ["txt", "json"])
+def test_export(sample_app: Any, kind: str) -> None:
+    query = {"game": "samsara", "list": "名称: 导出\n3x M4-001\n额外卡组:\n2 火之法力石\n"}
+    response = sample_app.test_client().get(f"/decks/export.{kind}", query_string=query)
+    assert response.status_code == 200
+    assert "attachment" in response.headers["Content-Disposition"]
+    body = response.get_data(as_text=True)
+    if kind == "json":
+        data = json.loads(body)
+        assert data["name"] == "导出" and data["main"] == [{"card": "小红帽·森林歌者", "count": 3, "set": "M4"}]
+    else:
+        assert body.startswith("名称: 导出\n") and "主卡组:\n3 小红帽·森林歌者 (M4)\n" in body
+
+
+def test_print_sheet(sample_app: Any) -> None:
+    query = {"game": "samsara", "format": "m8", "list": "3 亚瑟王·圣剑之誓\n额外卡组:\n2 风之法力石\n"}
+    response = sample_app.test_client().get("/decks/print", query_string=query)
+    body = response.get_data(as_text=True)
+    assert response.status_code == 200 and "卡组登记表" in body and "亚瑟王·圣剑之誓" in body
+    assert "M8 新环境" in body and "decks.css" in body
+    assert sample_app.test_client().get("/decks/print").status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("game", "seed", "words"),
+    [
+        ("samsara", "000_3f4769f9eb2a054d.txt", "基本法力石不受 3 张限制"),
+        ("longzhiyi", "001_8b66ae0f33d52d89.txt", "恰好一张武器牌"),
+        ("zhutian", "002_5760857c48ea0168.txt", "限制 1 张、准限制 2 张、无 4 张"),
+        ("keyforge", "004_1f8fe3ec01abfa21.txt", "恰好来自 3 个派系"),
+    ],
+)
+def test_rules_pages(client: Any, game: str, seed: str, words: str) -> None:
+    body = client.get(f"/rules/{game}").get_data(as_text=True)
+    assert seed in body and words in body
+    english = client.get(f"/rules/{game}?lang=en").get_data(as_text=True)
+    assert "Construction rules" in english or "construction rules" in english
+
+
+def test_rules_page_of_an_unknown_game_is_404(client: Any) -> None:
+    assert client.get("/rules/nosuch").status_code == 404
+
+
+def test_nav_links_to_the_checker(client: Any) -> None:
+    page = client.get("/decks").get_data(as_text=True)
+    assert re.search(r'href="/decks"\s*aria-current="page">构筑检查</a>', page)
+
+
+def test_plus_minus_and_add_edit_the_list_in_the_url(sample_app: Any) -> None:
+    client = sample_app.test_client()
+    base = {"game": "samsara", "list": "3 小红帽·森林歌者\n"}
+    page = client.get("/decks", query_string=base).get_data(as_text=True)
+    assert "inc=1" in page and "dec=1" in page and 'name="add"' in page
+    plus = client.get("/decks", query_string={**base, "inc": "1"})
+    assert plus.status_code == 302
+    followed = client.get(plus.headers["Location"]).get_data(as_text=True)
+    assert "4 小红帽·森林歌者" in followed and 'data-code="too_many_copies"' in followed
+    added = client.get("/decks", query_string={**base, "add": "火之法力石", "add_count": "4", "add_section": "extra"})
+    followed = client.get(added.headers["Location"]).get_data(as_text=True)
+    assert "额外卡组:\n4 火之法力石" in followed
+
+
+def test_longzhiyi_odds_leave_the_weapon_out(sample_app: Any) -> None:
+    people = ["書院弟子", "持戒武僧", "白衣醫者", "玉京守將", "太清真人"]
+    text = "1 青霜劍\n" + "".join(f"3 {name}\n" for name in people)
+    page = sample_app.test_client().get("/decks", query_string={"game": "longzhiyi", "list": text})
+    body = page.get_data(as_text=True)
+    assert "主卡组 15 张" in body and "起手 7 张" in body  # 15 people, the weapon set aside
+    odds = body[body.index('<table class="odds">') :]
+    assert "青霜劍" not in odds
+
+
+def test_working_deck_is_kept_in_the_session(sample_app: Any) -> None:
+    client = sample_app.test_client()
+    client.get("/decks", query_string={"game": "samsara", "list": "3 小红帽·森林歌者\n"})
+    again = client.get("/decks").get_data(as_text=True)  # a bare visit shows the deck being built
+    assert "3 小红帽·森林歌者" in again and "清空卡组" in again
+    # a link from elsewhere (a search result) adds to it
+    added = client.get("/decks", query_string={"game": "samsara", "add": "小红帽·狼猎手"})
+    assert added.status_code == 302
+    page = client.get(added.headers["Location"]).get_data(as_text=True)
+    assert "3 小红帽·森林歌者\n1 小红帽·狼猎手" in page
+    # another game starts a new list rather than mixing games
+    other = client.get("/decks", query_string={"game": "keyforge", "add": "山岳拳王"})
+    assert "list=" in other.headers["Location"] and "%E5%B0%8F%E7%BA%A2%E5%B8%BD" not in other.headers["Location"]
+    client.get("/decks", query_string={"clear": "1"})
+    assert "3 小红帽·森林歌者" not in client.get("/decks").get_data(as_text=True)

@@ -1,0 +1,7 @@
+"""Deck pages: paste a list, see the verdict, charts and draw odds; print and export; rules pages."""
+
+from flask import Blueprint
+
+bp = Blueprint("decks", __name__)
+
+from webapp.decks import routes  # noqa: E402,F401

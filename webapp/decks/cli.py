@@ -1,0 +1,78 @@
+"""``lunzang deck check FILE --game G [--format F] [--json]``: exit 0 legal, 1 illegal, 2 unreadable."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+from flask.cli import with_appcontext
+from sqlmodel import Session
+
+from catalog import db as catalog_db
+from catalog.decklists import DecklistError
+from catalog.decks import check_decklist
+from catalog.errors import LunzangError
+from webapp.db import get_engine
+
+
+@click.group("deck")
+def deck() -> None:
+    """卡组：构筑检查。"""
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_bytes().decode("utf-8-sig")
+    except OSError as error:
+        raise click.exceptions.Exit(_fail(f"无法读取文件 {path}：{error.strerror or error}")) from error
+    except UnicodeDecodeError as error:
+        raise click.exceptions.Exit(_fail(f"文件 {path} 不是 UTF-8 文本")) from error
+
+
+def _fail(message: str) -> int:
+    click.echo(f"错误：{message}", err=True)
+    return 2
+
+
+@deck.command("check")
+@click.argument("file", type=str)
+@click.option("--game", "game", default=None, help="游戏：samsara、longzhiyi、zhutian、keyforge（或中文名）。")
+@click.option("--format", "format_code", default=None, help="赛制代码或规则类型；省略时用游戏的默认规则。")
+@click.option("--json", "as_json", is_flag=True, help="以 JSON 输出判定结果。")
+@with_appcontext
+def deck_check(file: str, game: str | None, format_code: str | None, as_json: bool) -> None:
+    """检查卡组是否合法：一次列出所有问题。退出码 0 合法，1 不合法，2 无法读取。
+
+    FILE 是文本或 JSON 卡组（“-” 表示标准输入）。
+    """
+    text = _read(file)
+    try:
+        engine = get_engine()
+        if catalog_db.is_empty(engine):
+            sys.exit(_fail("数据库还没有卡牌数据：请先运行 lunzang init-db --with-sample 或 lunzang import"))
+        with Session(engine) as session:
+            result = check_decklist(session=session, text=text, game=game, format_code=format_code)
+    except DecklistError as error:
+        for problem in error.problems:
+            click.echo(f"{file}:{problem.line}: {problem.message.zh}" if problem.line else problem.message.zh, err=True)
+        sys.exit(2)
+    except LunzangError as error:
+        sys.exit(_fail(error.message.zh))
+    verdict = result.verdict
+    if as_json:
+        click.echo(json.dumps(verdict.to_json(), ensure_ascii=False, indent=2))
+    else:
+        counts = verdict.counts
+        state = "合法" if verdict.legal else "不合法"
+        click.echo(
+            f"{state}：{result.pool.game} / {verdict.format}，"
+            f"主卡组 {counts['main']} 张，额外卡组 {counts['extra']} 张，备牌 {counts['side']} 张"
+        )
+        for violation in verdict.violations:
+            label = "错误" if violation.severity == "error" else "警告"
+            click.echo(f"  {label} [{violation.code}] {violation.message}")
+    sys.exit(0 if verdict.legal else 1)

@@ -1,0 +1,164 @@
+"""Thin views: read the list from the query string, call catalog.decks / deckstats, render.
+
+The deck lives in the URL (``?game=…&format=…&list=…``): checking a deck writes nothing, so a
+GET form works without accounts, JavaScript or CSRF, and a checked deck can be bookmarked.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Response, abort, redirect, render_template, request, url_for
+from flask import session as web_session
+from flask_babel import gettext as _
+
+from catalog import deckstats
+from catalog.decklists import DecklistError, add_card, adjust_line, merged, write_json, write_text
+from catalog.decks import DeckCheckError, check_decklist, format_choices
+from catalog.games import GAMES
+from catalog.rules import RULEBOOKS, SECTIONS
+from webapp.db import get_session
+from webapp.decks import bp
+
+MAX_TURNS = 10
+
+
+def section_labels() -> dict[str, str]:
+    return {"main": _("主卡组"), "extra": _("额外卡组"), "side": _("备牌")}
+
+
+# The working deck is also kept in the (signed cookie) session, so a link from anywhere, e.g. a
+# search result's ``/decks?game=samsara&add=卡名``, adds to the deck being built.
+WORKING_DECK = "working_deck"
+MAX_SESSION_BYTES = 3000  # a cookie holds ~4 KB; longer lists live in the URL only
+
+
+def _params() -> tuple[str, str | None, str | None, int]:
+    text = request.args.get("list", "")
+    game = request.args.get("game") or None
+    format_code = request.args.get("format") or None
+    saved = web_session.get(WORKING_DECK)
+    if "list" not in request.args and isinstance(saved, dict) and (game is None or game == saved.get("game")):
+        text = str(saved.get("list") or "")
+        game = game or saved.get("game") or None
+        format_code = format_code or saved.get("format") or None
+    try:
+        turns = max(1, min(MAX_TURNS, int(request.args.get("turns", "5"))))
+    except ValueError:
+        turns = 5
+    return text, game, format_code, turns
+
+
+def _run(text: str, game: str | None, format_code: str | None) -> tuple[Any, list[str]]:
+    """The check, or (None, problems) when the list is unreadable or the game/format unknown."""
+    try:
+        return check_decklist(session=get_session(), text=text, game=game, format_code=format_code), []
+    except DecklistError as error:
+        return None, [str(p) for p in error.problems]
+    except DeckCheckError as error:
+        return None, [error.message.zh]
+
+
+def _edited(text: str) -> str | None:
+    """The list after a + / − link (``inc`` / ``dec`` = line) or the add-a-card form, else ``None``."""
+    for key, delta in (("inc", 1), ("dec", -1)):
+        if request.args.get(key, "").isdigit():
+            return adjust_line(text, int(request.args[key]), delta)
+    name = request.args.get("add", "").strip()
+    if name:
+        count = request.args.get("add_count", "1")
+        section = request.args.get("add_section", "main")
+        return add_card(text, name, int(count) if count.isdigit() else 1, section)
+    return None
+
+
+def _remember(text: str, game: str, format_code: str | None) -> None:
+    if len(text.encode()) <= MAX_SESSION_BYTES:
+        web_session[WORKING_DECK] = {"list": text, "game": game, "format": format_code or ""}
+
+
+@bp.route("/decks")
+def check() -> Any:
+    if request.args.get("clear"):
+        web_session.pop(WORKING_DECK, None)
+        return redirect(url_for("decks.check"))
+    text, game, format_code, turns = _params()
+    edited = _edited(text)
+    if edited is not None:  # back to the canonical URL of the edited deck
+        query = {"game": game or "", "format": format_code or "", "turns": turns, "list": edited}
+        return redirect(url_for("decks.check", **{k: v for k, v in query.items() if v}) + "#deck-list-heading")
+    choices = format_choices(get_session())
+    result, problems, page = None, [], None
+    if text.strip():
+        result, problems = _run(text, game, format_code)
+        if result is not None:
+            _remember(text, result.pool.game, format_code)
+            module = GAMES[result.pool.game]
+            page = deckstats.report(
+                text,
+                result,
+                attributes=module.attributes.canonical,
+                types=module.types.canonical,
+                turns=turns,
+            )
+    return render_template(
+        "decks/check.html",
+        text=text,
+        game=game or (result.pool.game if result else ""),
+        format_code=format_code or "",
+        turns=turns,
+        choices=choices,
+        result=result,
+        problems=problems,
+        page=page,
+        module=GAMES.get(result.pool.game) if result else None,
+        sections=SECTIONS,
+        section_labels=section_labels(),
+        games_for_rules={slug: GAMES[slug] for slug in GAMES if slug in RULEBOOKS},
+    )
+
+
+@bp.route("/decks/export.<kind>")
+def export(kind: str) -> Response:
+    if kind not in ("txt", "json"):
+        abort(404)
+    text, game, format_code, _turns = _params()
+    result, problems = _run(text, game, format_code)
+    if result is None:
+        abort(400, "; ".join(problems) or _("卡组是空的"))
+    result.deck.name = result.deck.name or _("卡组")
+    if kind == "json":
+        body = json.dumps(write_json(result.deck), ensure_ascii=False, indent=2)
+        mimetype = "application/json"
+    else:
+        body, mimetype = write_text(result.deck), "text/plain"
+    response = Response(body, mimetype=mimetype)
+    response.headers["Content-Disposition"] = f"attachment; filename=deck.{kind}"
+    return response
+
+
+@bp.route("/decks/print")
+def print_sheet() -> str:
+    text, game, format_code, _turns = _params()
+    result, problems = _run(text, game, format_code)
+    if result is None:
+        abort(400, "; ".join(problems) or _("卡组是空的"))
+    rows = merged(result.deck.entries)
+    return render_template(
+        "decks/print.html",
+        result=result,
+        module=GAMES[result.pool.game],
+        rows={s: [r for r in rows if r[0] == s] for s in SECTIONS},
+        section_labels=section_labels(),
+        player=request.args.get("player", ""),
+    )
+
+
+@bp.route("/rules/<game_slug>")
+def rules(game_slug: str) -> str:
+    module = GAMES.get(game_slug)
+    book = RULEBOOKS.get(game_slug)
+    if module is None or book is None:
+        abort(404, _("没有这个游戏：%(slug)s", slug=game_slug))
+    return render_template("decks/rules.html", module=module, book=book, games=GAMES, rulebooks=RULEBOOKS)

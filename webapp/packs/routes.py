@@ -1,0 +1,130 @@
+"""Thin views: parse the query string, call catalog.boosters, render.
+
+Every page is a GET (nothing is written): an opening's URL carries its seed, so the address
+bar is the replay link. A request without a seed is redirected to one with a fresh seed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import redirect, render_template, request, url_for
+from flask_babel import get_locale
+from flask_babel import gettext as _
+
+from catalog import boosters
+from catalog.games import GAMES
+from webapp.db import get_session
+from webapp.packs import bp
+from webapp.packs.charts import histogram_svg
+
+# The web is gentler than the CLI: completion runs inside a request.
+WEB_MAX_TRIALS = 20_000
+WEB_DEFAULT_TRIALS = 2_000
+
+
+@bp.errorhandler(boosters.BoosterError)
+def booster_error(error: boosters.BoosterError) -> Any:
+    missing = isinstance(error, boosters.UnknownSet | boosters.UnknownGame)
+    message = error.message.en if str(get_locale()) == "en" else error.message.zh
+    return render_template("error.html", title=_("无法开包"), message=message), 404 if missing else 400
+
+
+def _arg(name: str, zh: str, en: str, error: type[boosters.BoosterError] = boosters.BadCount) -> int | None:
+    return boosters.parse_int(request.args.get(name), what_zh=zh, what_en=en, error=error)
+
+
+def _module(slug: str) -> Any:
+    module = GAMES.get(slug)
+    if module is None:
+        raise boosters.UnknownGame.from_text(f"没有这个游戏：{slug}", f"unknown game {slug!r}")
+    return module
+
+
+@bp.route("/")
+def index() -> str:
+    sets = boosters.model.booster_sets(get_session())
+    return render_template("packs/index.html", sets=sets, games=GAMES, max_boxes=boosters.MAX_BOXES)
+
+
+@bp.route("/open")
+def open_form() -> Any:
+    """The choose-a-set form: ``set=game:CODE`` and one of the three buttons → the opening URL."""
+    game, _sep, code = (request.args.get("set") or "").partition(":")
+    if not code:
+        raise boosters.UnknownSet.from_text("请选择一个系列", "choose a set")
+    what = request.args.get("open", "box")
+    if what == "pack":
+        amount = {"packs": 1}
+    elif what == "boxes":
+        amount = {"boxes": _arg("n", "盒数", "boxes") or 0}
+    else:
+        amount = {"boxes": 1}
+    seed = boosters.check_seed(_arg("seed", "种子", "the seed", boosters.BadSeed))  # none → a fresh one
+    return redirect(url_for("packs.opening", game_slug=game, code=code, seed=seed, **amount))
+
+
+@bp.route("/<game_slug>/<code>/open")
+def opening(game_slug: str, code: str) -> Any:
+    packs = _arg("packs", "包数", "packs")
+    boxes = _arg("boxes", "盒数", "boxes")
+    if packs is None and boxes is None:
+        boxes = 1
+    seed = _arg("seed", "种子", "the seed", boosters.BadSeed)
+    boosters.model.check_counts(packs=packs, boxes=boxes)
+    if seed is None:
+        fresh = boosters.check_seed(None)
+        amount = {"packs": packs} if packs is not None else {"boxes": boxes}
+        return redirect(url_for("packs.opening", game_slug=game_slug, code=code, seed=fresh, **amount))
+    result = boosters.open_packs(
+        session=get_session(), set_code=code, game=game_slug, packs=packs, boxes=boxes, seed=seed
+    )
+    amount = {"packs": packs} if packs is not None else {"boxes": boxes}
+    replay = url_for(
+        "packs.opening", game_slug=game_slug, code=result.model.set_code, seed=seed, _external=True, **amount
+    )
+    return render_template(
+        "packs/open.html",
+        opening=result,
+        module=_module(result.model.game),
+        replay=replay,
+        packs=packs,
+        boxes=boxes,
+        best=result.best_pulls(limit=24),
+    )
+
+
+@bp.route("/<game_slug>/<code>/odds")
+def odds(game_slug: str, code: str) -> str:
+    n_boxes = _arg("boxes", "盒数", "boxes") or 3
+    boosters.model.check_counts(packs=None, boxes=n_boxes)
+    model = boosters.load_pack_model(session=get_session(), set_code=code, game=game_slug)
+    return render_template(
+        "packs/odds.html", odds=boosters.pack_odds(model, n_boxes=n_boxes), module=_module(model.game)
+    )
+
+
+@bp.route("/<game_slug>/<code>/complete")
+def complete(game_slug: str, code: str) -> Any:
+    trials = _arg("trials", "模拟次数", "trials") or WEB_DEFAULT_TRIALS
+    if not 1 <= trials <= WEB_MAX_TRIALS:
+        raise boosters.BadCount.from_text(
+            f"网页上的模拟次数应在 1 到 {WEB_MAX_TRIALS} 之间（命令行可以更多）",
+            f"trials must be between 1 and {WEB_MAX_TRIALS} on the web (the CLI allows more)",
+        )
+    seed = _arg("seed", "种子", "the seed", boosters.BadSeed)
+    model = boosters.load_pack_model(session=get_session(), set_code=code, game=game_slug)
+    if seed is None:
+        fresh = boosters.check_seed(None)
+        return redirect(url_for("packs.complete", game_slug=game_slug, code=model.set_code, trials=trials, seed=fresh))
+    result = boosters.complete_set(model, trials=trials, seed=seed)
+    return render_template(
+        "packs/complete.html",
+        result=result,
+        module=_module(model.game),
+        charts={
+            "complete": histogram_svg(result.complete.histogram, label=_("集齐")),
+            "playset": histogram_svg(result.playset.histogram, label=_("满编")),
+        },
+        max_trials=WEB_MAX_TRIALS,
+    )
