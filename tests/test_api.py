@@ -24,3 +24,8 @@ def test_unknown_api_path_is_json_404(client: Any) -> None:
     response = client.get("/api/v1/nothing-here")
     assert response.status_code == 404
     assert response.get_json()["error"]["code"] == "not_found"
+
+
+def test_json_keeps_chinese_readable(sample_app: Any) -> None:
+    raw = sample_app.test_client().get("/api/v1/cards", query_string={"q": "swk"}).get_data(as_text=True)
+    assert "孙悟空" in raw and "\\u5b59" not in raw

@@ -27,6 +27,7 @@ def select_locale() -> str:
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Defaults, then instance ``config.py`` and the environment, then ``test_config``."""
     app = Flask(__name__, instance_relative_config=True, static_folder=str(ROOT / "static"))
+    app.json.ensure_ascii = False  # type: ignore[attr-defined]  # Chinese readable in the API, not \uXXXX
     app.config.from_mapping(
         SECRET_KEY="dev",
         DATABASE_URL=None,
