@@ -450,3 +450,29 @@ def add_card(text: str, name: str, count: int = 1, section: str = "main") -> str
     else:
         rows += [f"{SECTION_ZH[section]}:", entry]
     return "\n".join(rows) + "\n"
+
+
+def copies_by_name(text: str) -> dict[str, int]:
+    """Copies per folded card name over every section of a list (lines naming a card by
+    collector number are not counted: that needs the catalogue). An unreadable list → {}."""
+    try:
+        decklist = parse_decklist(text)
+    except DecklistError:
+        return {}
+    counts: dict[str, int] = {}
+    for line in decklist.lines:
+        if line.name:
+            key = fold(line.name)
+            counts[key] = counts.get(key, 0) + line.count
+    return counts
+
+
+def remove_card(text: str, name: str) -> str:
+    """One copy fewer of ``name`` (its last line naming it); the list unchanged if none does."""
+    try:
+        decklist = parse_decklist(text)
+    except DecklistError:
+        return text
+    key = fold(name)
+    lines = [line for line in decklist.lines if line.name and fold(line.name) == key]
+    return adjust_line(text, lines[-1].line, -1) if lines else text

@@ -175,7 +175,11 @@ def test_search_from_the_box_to_a_card_and_its_keyword_glossary(
         expect(page.get_by_role("searchbox", name="搜索卡牌")).to_have_value("sunwukong")
         tile = page.locator(".tile", has=page.locator(".tile-name", has_text=re.compile(r"^孙悟空$")))
         expect(tile).to_have_count(1)
-        tile.get_by_role("link").click()
+        # build a deck from the results: + adds a copy and the count follows
+        tile.get_by_role("button", name="加入一张「孙悟空」到卡组").click()
+        expect(page).to_have_url(live_server + "/cards?q=sunwukong")
+        expect(tile.locator(".deck-copies")).to_have_text("卡组中 1 张")
+        tile.locator("a.tile-link").click()
 
         expect(page).to_have_url(live_server + "/cards/samsara/" + quote("孙悟空"))
         expect(page.get_by_role("heading", level=1)).to_have_text("孙悟空")

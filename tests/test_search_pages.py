@@ -112,7 +112,7 @@ def test_table_columns_and_set_links(web) -> None:  # type: ignore[no-untyped-de
     markup = page(web, results_url("set:M4", view="table"))
     table = section(markup, '<table class="printings results">', "</table>")
     head = visible_text(section(table, "<thead>", "</thead>")).replace("▲", "")
-    assert head.split() == ["卡名", "类型", "属性", "费用", "攻击力", "防御力", "稀有度", "系列", "编号"]
+    assert head.split() == ["卡名", "类型", "属性", "费用", "攻击力", "防御力", "稀有度", "系列", "编号", "构筑"]
     assert all('href="/sets/samsara/M4"' in row for row in rows(table))
 
 
@@ -457,3 +457,26 @@ def test_every_sample_keyword_page_renders(web) -> None:  # type: ignore[no-unty
             assert response.status_code in (200, 404), (slug, keyword.kind)
             if slug in ("samsara", "keyforge"):
                 assert response.status_code == 200
+
+
+def test_build_a_deck_from_search_results(web) -> None:  # type: ignore[no-untyped-def]
+    """+ / − on results edit the working deck (session) and show its count; /decks checks it."""
+    search_url = results_url("swk")
+    markup = page(web, search_url)
+    assert "卡组中 0 张" in markup
+    form = {"game": "samsara", "name": "孙悟空", "next": search_url}
+    for _ in range(2):
+        response = web.post("/decks/working", data={**form, "action": "add"})
+        assert response.status_code == 302 and response.headers["Location"].endswith(search_url)
+    assert "卡组中 2 张" in page(web, search_url)
+    web.post("/decks/working", data={**form, "action": "remove"})
+    assert "卡组中 1 张" in page(web, search_url)
+    deck = web.get("/decks").get_data(as_text=True)
+    assert "1 孙悟空" in deck
+    # a card of another game is refused while this deck is being built, and the buttons hide
+    web.post("/decks/working", data={"game": "longzhiyi", "name": "四海龍王", "action": "add", "next": "/"})
+    assert "四海龍王" not in web.get("/decks").get_data(as_text=True)
+    assert 'action="/decks/working"' not in page(web, results_url("g:longzhiyi"))
+    # an outside address in next is not followed
+    response = web.post("/decks/working", data={**form, "action": "add", "next": "https://example.com/"})
+    assert response.headers["Location"].endswith("/decks")

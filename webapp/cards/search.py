@@ -10,12 +10,15 @@ from flask import abort, render_template, request, url_for
 from flask_babel import gettext as _
 
 from catalog import browse
+from catalog.decklists import copies_by_name
 from catalog.games import GAMES, GameModule
 from catalog.search import QueryError, SearchResult, search
 from catalog.search.compile import FLAGS, KEYS, ORDERS
+from catalog.text import fold
 from webapp.cards import bp
 from webapp.cards.routes import _columns, _game_or_404, field_labels
 from webapp.db import get_session
+from webapp.decks.routes import working_deck
 
 VIEWS = ("grid", "table")
 DIRECTIONS = ("asc", "desc")
@@ -124,7 +127,11 @@ def _labels_for(result: SearchResult) -> dict[str, str]:
 def results_context(result: SearchResult) -> dict[str, Any]:
     """What the results macros need besides the hits."""
     cards = [hit.card for hit in result.hits]
+    deck_game, deck_text = working_deck()
+    copies = copies_by_name(deck_text)
     return {
+        "deck_game": deck_game,
+        "deck_copies": {card.name: copies.get(fold(card.name), 0) for card in cards},
         "columns": _columns(cards),
         "labels": _labels_for(result),
         "tile_labels": {slug: field_labels(slug) for slug in {hit.game for hit in result.hits}},

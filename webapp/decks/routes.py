@@ -14,7 +14,7 @@ from flask import session as web_session
 from flask_babel import gettext as _
 
 from catalog import deckstats
-from catalog.decklists import DecklistError, add_card, adjust_line, merged, write_json, write_text
+from catalog.decklists import DecklistError, add_card, adjust_line, merged, remove_card, write_json, write_text
 from catalog.decks import DeckCheckError, check_decklist, format_choices
 from catalog.games import GAMES
 from catalog.rules import RULEBOOKS, SECTIONS
@@ -76,6 +76,29 @@ def _edited(text: str) -> str | None:
 def _remember(text: str, game: str, format_code: str | None) -> None:
     if len(text.encode()) <= MAX_SESSION_BYTES:
         web_session[WORKING_DECK] = {"list": text, "game": game, "format": format_code or ""}
+
+
+def working_deck() -> tuple[str, str]:
+    """The deck being built in this browser: (game slug or "", list text)."""
+    saved = web_session.get(WORKING_DECK)
+    if not isinstance(saved, dict):
+        return "", ""
+    return str(saved.get("game") or ""), str(saved.get("list") or "")
+
+
+@bp.post("/decks/working")
+def edit_working() -> Any:
+    """+ / − from search results: one copy more or fewer of a card in the working deck, then
+    back to the page the button was on. Only the browser's own session changes."""
+    game, name = request.form.get("game", ""), request.form.get("name", "").strip()
+    target = request.form.get("next", "")
+    if not target.startswith("/") or target.startswith("//"):
+        target = url_for("decks.check")
+    saved_game, text = working_deck()
+    if game in GAMES and name and (not text.strip() or saved_game == game):
+        text = remove_card(text, name) if request.form.get("action") == "remove" else add_card(text, name)
+        _remember(text, game, None)
+    return redirect(target)
 
 
 @bp.route("/decks")
