@@ -69,6 +69,9 @@ def test_parentheses_and_negation() -> None:
         ("t: x", 0, "缺少值"),
         ("()", 0, "括号是空的"),
         ("-", 0, "缺少要排除的条件"),
+        ("(" * 60 + "a" + ")" * 60, 40, "嵌套太深"),
+        ("-(" * 30 + "a" + ")" * 30, 40, "嵌套太深"),
+        ("a " * 600, 1000, "查询太长"),
     ],
 )
 def test_syntax_errors_have_positions(text: str, position: int, fragment: str) -> None:

@@ -28,6 +28,7 @@ from catalog.text import fold
 
 PER_PAGE = 60
 MAX_PER_PAGE = 175
+MAX_PAGE = 1_000_000  # keeps OFFSET inside a 64-bit integer on PostgreSQL
 
 __all__ = ["KEYS", "MAX_PER_PAGE", "PER_PAGE", "QueryError", "SearchHit", "SearchResult", "search"]
 
@@ -201,7 +202,7 @@ def search(
     if order not in ORDERS or direction not in ("asc", "desc"):
         raise ValueError(f"order must be one of {list(ORDERS)} and direction asc or desc")
     games, all_games = _game_scope(session, root, game)
-    page = max(1, page)
+    page = max(1, min(page, MAX_PAGE))
     per_page = max(1, min(per_page, MAX_PER_PAGE))
     ctx = Context(games=games, all_games=all_games, load_sets=lambda: _set_index(session), mode=unique)
     cs = ctx.cs

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from catalog.errors import LunzangError, Message
 
 OPERATORS = ("!=", "<=", ">=", ":", "=", "<", ">")
+MAX_LENGTH = 1000  # characters; a query is typed, not generated
+MAX_DEPTH = 40  # nested parentheses / negations: the parser recurses once per level
 
 
 class QueryError(LunzangError):
@@ -195,6 +197,7 @@ class _Parser:
         self.text = text
         self.tokens = tokens
         self.index = 0
+        self.depth = 0
 
     def peek(self) -> Token | None:
         return self.tokens[self.index] if self.index < len(self.tokens) else None
@@ -257,7 +260,23 @@ class _Parser:
         return items[0] if len(items) == 1 else And(tuple(items))
 
     def unary(self) -> Node:
+        self.depth += 1
+        try:
+            return self._unary()
+        finally:
+            self.depth -= 1
+
+    def _unary(self) -> Node:
         token = self.take()
+        if self.depth > MAX_DEPTH:
+            raise QueryError(
+                Message(
+                    f"第 {token.position + 1} 个字符处：括号或“-”嵌套太深（最多 {MAX_DEPTH} 层）",
+                    f"nesting too deep at position {token.position + 1} (at most {MAX_DEPTH})",
+                ),
+                position=token.position,
+                term=token.text,
+            )
         if token.kind == "MINUS":
             if self.peek() is None:
                 raise QueryError(
@@ -312,5 +331,13 @@ class _Parser:
 
 def parse(text: str) -> Query:
     """Parse a query into its filter tree; raises :class:`QueryError` with a position."""
+    if len(text) > MAX_LENGTH:
+        raise QueryError(
+            Message(
+                f"查询太长（{len(text)} 个字符，最多 {MAX_LENGTH}）", f"query too long ({len(text)} > {MAX_LENGTH})"
+            ),
+            position=MAX_LENGTH,
+            length=len(text) - MAX_LENGTH,
+        )
     node = _Parser(text, tokenize(text)).parse()
     return Query(text=text, root=node)
