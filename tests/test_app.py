@@ -25,3 +25,14 @@ def test_default_database_is_sqlite_in_the_instance_folder(monkeypatch: pytest.M
     monkeypatch.delenv("DATABASE_URL", raising=False)
     app = create_app()
     assert app.config["DATABASE_URL"] == f"sqlite:///{app.instance_path}/lunzang.sqlite3"
+
+
+def test_a_database_without_tables_gets_a_clear_503(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path / 'empty.sqlite3'}", "SECRET_KEY": "t", "TESTING": True})
+    client = app.test_client()
+    for path in ("/", "/cards?q=swk", "/decks?game=samsara&list=1%20x"):
+        response = client.get(path)
+        assert response.status_code == 503, path
+        assert "lunzang init-db" in response.get_data(as_text=True)
+    api = client.get("/api/v1/cards?q=x")
+    assert api.status_code == 503 and api.get_json()["error"]["code"] == "database_not_initialised"

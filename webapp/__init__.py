@@ -9,6 +9,7 @@ from typing import Any
 from flask import Flask, render_template, request
 from flask_babel import Babel, get_locale
 from flask_babel import gettext as _
+from sqlalchemy.exc import DBAPIError
 from werkzeug.exceptions import NotFound
 
 from catalog.errors import ConfigurationError
@@ -98,5 +99,22 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     @app.errorhandler(ConfigurationError)
     def unavailable(error: ConfigurationError) -> Any:
         return render_template("error.html", title=_("数据库不可用"), message=error.message.zh), 503
+
+    @app.errorhandler(DBAPIError)
+    def database_error(error: DBAPIError) -> Any:
+        # A database without our tables (``lunzang run`` before ``lunzang init-db``) gets a
+        # clear 503 instead of a stack trace; anything else stays a real error.
+        from catalog.db import is_empty
+        from webapp.db import get_engine
+
+        db.discard_session()
+        if not is_empty(get_engine()):
+            raise error
+        zh = _("数据库还没有建表：请先运行 lunzang init-db（make run 会自动完成）。")
+        if request.path.startswith("/api/"):
+            from webapp.api import error_body
+
+            return error_body("database_not_initialised", zh, "the database has no tables: run lunzang init-db"), 503
+        return render_template("error.html", title=_("数据库不可用"), message=zh), 503
 
     return app

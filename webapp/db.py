@@ -40,6 +40,14 @@ def _close_session(error: BaseException | None = None) -> None:
         session.close()
 
 
+def discard_session() -> None:
+    """Roll back and forget the request's session (after a database error)."""
+    session: Session | None = g.pop("db_session", None)
+    if session is not None:
+        session.rollback()
+        session.close()
+
+
 def init_app(app: Flask) -> None:
     app.teardown_appcontext(_close_session)
 
