@@ -196,3 +196,31 @@ def keyword_uses(session: Session, game: Game, *, labels: int = 6) -> dict[str, 
         kind: KeywordUse(count, [label for _n, label in sorted(written.get(kind, []))[:labels]])
         for kind, count in counts.items()
     }
+
+
+def find_printing(session: Session, game: Game, set_code: str, number: str) -> tuple[Printing, Card, CardSet] | None:
+    """A printing by set code and collector number (both folded), with its card and set."""
+    row = session.execute(
+        select(Printing, Card, CardSet)
+        .join(Card, col(Card.id) == col(Printing.card_id))
+        .join(CardSet, col(CardSet.id) == col(Printing.set_id))
+        .where(CardSet.game_id == game.id, CardSet.code_key == fold(set_code), Printing.number_key == fold(number))
+        .order_by(col(Printing.id))
+    ).first()
+    return None if row is None else (row[0], row[1], row[2])
+
+
+def find_printings(session: Session, game: Game, query: str) -> list[tuple[Printing, Card, CardSet]]:
+    """Printings of a card named ``query`` (exact or folded), else with collector number ``query``."""
+    card = find_card(session, game, query)
+    condition = Printing.card_id == card.id if card is not None else Printing.number_key == fold(query)
+    return [
+        (printing, found, card_set)
+        for printing, found, card_set in session.execute(
+            select(Printing, Card, CardSet)
+            .join(Card, col(Card.id) == col(Printing.card_id))
+            .join(CardSet, col(CardSet.id) == col(Printing.set_id))
+            .where(CardSet.game_id == game.id, condition)
+            .order_by(col(CardSet.position), col(Printing.id))
+        )
+    ]

@@ -43,10 +43,10 @@ def cli() -> None:
 
 def register(app: Flask) -> None:
     """Attach the commands to ``app.cli`` (so the test runner and ``lunzang`` both see them)."""
-    from webapp.cards.cli import search_command
+    from webapp.cards.cli import render_command, search_command
     from webapp.packs.cli import packs
 
-    for command in (init_db, import_command, demo, serve, packs, search_command):
+    for command in (init_db, import_command, demo, serve, packs, search_command, render_command):
         app.cli.add_command(command)
     from webapp.decks.cli import deck
 

@@ -4,4 +4,4 @@ from flask import Blueprint
 
 bp = Blueprint("cards", __name__)
 
-from webapp.cards import routes, search  # noqa: E402,F401
+from webapp.cards import images, routes, search  # noqa: E402,F401

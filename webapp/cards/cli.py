@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 from flask.cli import with_appcontext
@@ -61,3 +62,37 @@ def _width(text: str) -> int:
     import unicodedata
 
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+@click.command("render")
+@click.argument("card")
+@click.option("--game", "-g", "game_slug", required=True, help="游戏（samsara、longzhiyi、zhutian、keyforge）。")
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path, dir_okay=False), help="输出的 PNG 文件。")
+@click.option("--size", default="normal", show_default=True, help="尺寸：small、normal、large。")
+@with_appcontext
+def render_command(card: str, game_slug: str, out: Path, size: str) -> None:
+    """把一张卡的卡面画成 PNG。CARD 是卡名（简繁、全半角均可）或收藏编号；出错时退出码为 2。"""
+    from catalog import browse, images
+    from catalog.games import get_game
+
+    if size not in images.SIZES:
+        click.echo(f"错误：未知的尺寸「{size}」，可用：{'、'.join(images.SIZES)}", err=True)
+        sys.exit(2)
+    module = get_game(game_slug)
+    with Session(get_engine()) as session:
+        game = browse.get_game_row(session, module.slug) if module else None
+        if module is None or game is None:
+            click.echo(f"错误：没有这个游戏「{game_slug}」", err=True)
+            sys.exit(2)
+        found = browse.find_printings(session, game, card)
+        if not found:
+            click.echo(f"错误：{module.name}没有名为或编号为「{card}」的卡", err=True)
+            sys.exit(2)
+        printing, found_card, card_set = found[0]
+        image = images.render_card(found_card, printing, card_set, module, size)
+    try:
+        image.save(out, "PNG")
+    except OSError as error:
+        click.echo(f"错误：无法写入 {out}：{error.strerror or error}", err=True)
+        sys.exit(2)
+    click.echo(f"已写入 {out}：{found_card.name}（{card_set.code} {printing.number}，{image.width}×{image.height}）")

@@ -1,0 +1,69 @@
+"""Card-image speed (``make bench``; figures, no asserts on time).
+
+1. Rendering throughput at normal size, cold cache: every printing of the sample catalogue
+   drawn and encoded as WebP into an empty cache folder (target ≥ 50 cards/s).
+2. A warm search grid: the 60 small images of one results page served through the Flask test
+   client after a first pass filled the cache (target ≤ 50 ms in total).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from sqlmodel import Session, col, select
+
+from catalog import images
+from catalog.games import GAMES
+from catalog.models import Card, CardSet, Game, Printing
+
+
+def _printings(engine):  # type: ignore[no-untyped-def]
+    with Session(engine) as session:
+        rows = session.exec(
+            select(Card, Printing, CardSet, Game)
+            .join(Printing, col(Printing.card_id) == col(Card.id))
+            .join(CardSet, col(CardSet.id) == col(Printing.set_id))
+            .join(Game, col(Game.id) == col(Card.game_id))
+            .order_by(col(Printing.id))
+        ).all()
+        session.expunge_all()
+    return rows
+
+
+def test_render_throughput_cold(sample_catalogue, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    rows = _printings(sample_catalogue)
+    started = time.perf_counter()
+    for card, printing, card_set, game in rows:
+        images.card_image(card, printing, card_set, GAMES[game.slug], cache_dir=tmp_path, size="normal")
+    seconds = time.perf_counter() - started
+    print(
+        f"\nrender+encode (normal, webp, cold): {len(rows)} cards in {seconds:.2f} s"
+        f" = {len(rows) / seconds:.0f} cards/s"
+    )
+    started = time.perf_counter()
+    for card, printing, card_set, game in rows[:200]:
+        images.render_card(card, printing, card_set, GAMES[game.slug], "normal")
+    seconds = time.perf_counter() - started
+    print(f"render only (normal): {200 / seconds:.0f} cards/s")
+
+
+def test_warm_grid_of_60(sample_app, client) -> None:  # type: ignore[no-untyped-def]
+    page = client.get("/cards?q=t:战魂&game=samsara").get_data(as_text=True)
+    urls = [part.split('"', 1)[0].replace("&amp;", "&") for part in page.split('class="tile-image" src="')[1:]]
+    assert len(urls) == 60
+    etags = [client.get(url).headers["ETag"] for url in urls]  # fill the cache
+    served, revalidated = [], []
+    for _round in range(5):
+        started = time.perf_counter()
+        for url in urls:
+            client.get(url)
+        served.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        for url, etag in zip(urls, etags, strict=True):
+            assert client.get(url, headers={"If-None-Match": etag}).status_code == 304
+        revalidated.append(time.perf_counter() - started)
+    print(
+        f"\nwarm grid of 60 small images: served {min(served) * 1000:.1f} ms best, {max(served) * 1000:.1f} ms worst;"
+        f" revalidated (304) {min(revalidated) * 1000:.1f} ms best, {max(revalidated) * 1000:.1f} ms worst"
+    )

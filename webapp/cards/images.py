@@ -1,0 +1,76 @@
+"""Card face images: ``/images/<game>/<set>/<number>.<size>.<fmt>``, drawn by catalog.images.
+
+The URL carries ``?v=<hash of data + renderer version>`` (see :func:`card_image_url`), so a
+response may be cached for a year: changed data or a new renderer makes a new URL. With ``v``
+the cache file is found from the URL alone; a ``v`` naming no stored file (stale, forged)
+falls back to the database and the current face.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flask import Response, abort, current_app, request, url_for
+from flask_babel import gettext as _
+
+from catalog import browse, images
+from catalog.games import GAMES
+from catalog.models import Card, CardSet, Printing
+from webapp.cards import bp
+from webapp.db import get_session
+
+MIMETYPES = {"webp": "image/webp", "png": "image/png"}
+
+
+def cache_dir() -> Path:
+    """Where rendered faces are kept: ``CARD_IMAGE_DIR``, else ``instance/card-images/``."""
+    configured = current_app.config.get("CARD_IMAGE_DIR")
+    return Path(configured) if configured else Path(current_app.instance_path) / "card-images"
+
+
+@bp.app_template_global()
+def card_image_url(game: str, card: Card, printing: Printing, card_set: CardSet, size: str = "normal") -> str:
+    """The versioned URL of a printing's face (WebP)."""
+    version = images.image_version(card, printing, card_set, GAMES[game])
+    filename = f"{printing.number}.{size}.webp"
+    return url_for("cards.card_image", game_slug=game, set_code=card_set.code, filename=filename, v=version)
+
+
+@bp.app_template_global()
+def card_image_size(size: str) -> tuple[int, int]:
+    return images.dimensions(size)
+
+
+@bp.route("/images/<game_slug>/<set_code>/<filename>")
+def card_image(game_slug: str, set_code: str, filename: str) -> Any:
+    parts = filename.rsplit(".", 2)
+    if len(parts) != 3 or parts[1] not in images.SIZES or parts[2] not in images.FORMATS:
+        abort(404, _("没有这个卡图：%(name)s", name=filename))
+    number, size, fmt = parts
+    version = request.args.get("v", "")
+    if version and game_slug in GAMES:
+        # Warm path, no query: the URL names the exact file (see catalog.images.cache_key).
+        key = images.cache_key(game_slug, set_code, number, version, size, fmt)
+        if key in request.if_none_match:
+            return _image_response(None, key, fmt)
+        data = images.cached(cache_dir(), key, fmt)
+        if data is not None:
+            return _image_response(data, key, fmt)
+    module = GAMES.get(game_slug)
+    session = get_session()
+    game = browse.get_game_row(session, game_slug) if module else None
+    found = browse.find_printing(session, game, set_code, number) if game is not None else None
+    if found is None or module is None:
+        abort(404, _("没有这张印刷：%(set)s %(number)s", set=set_code, number=number))
+    printing, card, card_set = found
+    data, etag = images.card_image(card, printing, card_set, module, cache_dir=cache_dir(), size=size, fmt=fmt)
+    return _image_response(None if etag in request.if_none_match else data, etag, fmt)
+
+
+def _image_response(data: bytes | None, etag: str, fmt: str) -> Response:
+    """The image with its validators, or 304 Not Modified when ``data`` is ``None``."""
+    response = Response(status=304) if data is None else Response(data, mimetype=MIMETYPES[fmt])
+    response.set_etag(etag)
+    response.headers["Cache-Control"] = "public, max-age=31536000, immutable"
+    return response
