@@ -102,6 +102,11 @@ def _normalise(text: str) -> str:
     return "".join(out).replace("“", '"').replace("”", '"').replace("「", '"').replace("」", '"')
 
 
+def _error_at(token: Token, zh: str, en: str) -> QueryError:
+    """A query error pointing at ``token`` as typed."""
+    return QueryError(Message(zh, en), position=token.position, length=len(token.text), term=token.text)
+
+
 def tokenize(text: str) -> list[Token]:
     source = _normalise(text)
     tokens: list[Token] = []
@@ -213,14 +218,10 @@ class _Parser:
         node = self.or_expr()
         token = self.peek()
         if token is not None:
-            raise QueryError(
-                Message(
-                    f"第 {token.position + 1} 个字符处多了一个「{token.text}」",
-                    f"unexpected '{token.text}' at position {token.position + 1}",
-                ),
-                position=token.position,
-                length=len(token.text),
-                term=token.text,
+            raise _error_at(
+                token,
+                f"第 {token.position + 1} 个字符处多了一个「{token.text}」",
+                f"unexpected '{token.text}' at position {token.position + 1}",
             )
         return node
 
@@ -229,14 +230,10 @@ class _Parser:
         while (token := self.peek()) is not None and token.kind == "OR":
             self.take()
             if self.peek() is None or self.peek().kind in ("OR", "RPAREN"):  # type: ignore[union-attr]
-                raise QueryError(
-                    Message(
-                        f"第 {token.position + 1} 个字符处的 or 后面缺少条件",
-                        f"'or' at position {token.position + 1} has nothing after it",
-                    ),
-                    position=token.position,
-                    length=len(token.text),
-                    term=token.text,
+                raise _error_at(
+                    token,
+                    f"第 {token.position + 1} 个字符处的 or 后面缺少条件",
+                    f"'or' at position {token.position + 1} has nothing after it",
                 )
             items.append(self.and_expr())
         return items[0] if len(items) == 1 else Or(tuple(items))
