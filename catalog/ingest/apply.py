@@ -587,12 +587,16 @@ class _Planner:
         session.flush()
 
     def _remove_orphans(self, game_id: int) -> int:
-        """Cards that lost their last printing (renamed in their set) and no ban list names."""
+        """Cards that lost their last printing (renamed in their set) and no ban list or want
+        list names (a want list keeps the card it names, even when no set prints it now)."""
+        from catalog.user_models import WantItem
+
         table = table_of(Card)
         orphans = select(table.c.id).where(
             table.c.game_id == game_id,
             table.c.id.not_in(select(table_of(Printing).c.card_id)),
             table.c.id.not_in(select(table_of(BanEntry).c.card_id)),
+            table.c.id.not_in(select(table_of(WantItem).c.card_id)),
         )
         ids = list(self.session.scalars(orphans))
         if ids:

@@ -1,0 +1,150 @@
+"""What belongs to users (DESIGN §2): accounts, API tokens, collections, the ledger, want lists,
+saved decks, and uploaded card scans.
+
+Quantities live in ``CollectionItem`` and change only through ``catalog.collection`` together
+with a ``LedgerEntry`` in the same transaction, so the ledger always sums to the quantities
+(both ``quantity`` and ``for_trade``). Times are naive UTC, passed in by the caller.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, CheckConstraint, Column, Index, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+ROLES = ("user", "organizer", "admin")
+
+
+class User(SQLModel, table=True):
+    # "user" is a reserved word in PostgreSQL.
+    __tablename__ = "app_user"
+
+    id: int | None = Field(default=None, primary_key=True)
+    username: str = Field(max_length=32)
+    username_key: str = Field(max_length=32, unique=True)  # case-folded, so 'Wukong' and 'wukong' clash
+    password_hash: str = Field(max_length=256)
+    role: str = Field(default="user", max_length=16)
+    # Bumped on password change: sessions carry it, so every other session is signed out.
+    auth_version: int = 0
+    lists_public: bool = False  # have/want lists shown on the public profile page
+    # {"samsara": {"C": 4, "R": 3, …}}: how many of each rarity to keep before the rest is for trade
+    keep_rules: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    created_at: datetime
+
+
+class ApiToken(SQLModel, table=True):
+    """A bearer token for the API. Only its SHA-256 is stored; the user sees it once."""
+
+    __tablename__ = "api_token"
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="app_user.id", index=True, ondelete="CASCADE")
+    name: str = Field(default="", max_length=64)
+    token_hash: str = Field(max_length=64, unique=True)
+    prefix: str = Field(max_length=12)  # the first characters, to tell tokens apart on the account page
+    created_at: datetime
+    last_used_at: datetime | None = None
+    revoked_at: datetime | None = None
+
+
+class CollectionItem(SQLModel, table=True):
+    """How many copies of one printing, in one grade, a user owns (and offers for trade)."""
+
+    __tablename__ = "collection_item"
+    __table_args__ = (
+        UniqueConstraint("user_id", "printing_id", "condition", "language", "finish"),
+        CheckConstraint("quantity >= 0", name="ck_collection_item_quantity"),
+        CheckConstraint("for_trade >= 0 AND for_trade <= quantity", name="ck_collection_item_for_trade"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="app_user.id", ondelete="CASCADE")  # first in the unique index
+    printing_id: int = Field(foreign_key="printing.id", index=True)
+    condition: str = Field(default="NM", max_length=8)  # NM LP MP HP DMG
+    language: str = Field(default="简中", max_length=8)  # 简中 繁中 EN 日
+    finish: str = Field(default="普通", max_length=8)  # 普通 闪
+    quantity: int = 0
+    for_trade: int = 0
+    note: str = Field(default="", max_length=500)
+    updated_at: datetime
+
+
+class CollectionImport(SQLModel, table=True):
+    """One CSV import into a collection: its ledger rows point here, so it can be undone whole."""
+
+    __tablename__ = "collection_import"
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="app_user.id", index=True, ondelete="CASCADE")
+    mode: str = Field(max_length=16)  # add | replace
+    filename: str = Field(default="", max_length=255)
+    rows: int = 0
+    cards_added: int = 0
+    cards_removed: int = 0
+    created_at: datetime
+    undone_at: datetime | None = None
+
+
+class LedgerEntry(SQLModel, table=True):
+    """One change of one user's quantities: who, which printing and grade, by how much, why."""
+
+    __tablename__ = "ledger_entry"
+    __table_args__ = (Index("ix_ledger_entry_user_printing", "user_id", "printing_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="app_user.id", ondelete="CASCADE")
+    printing_id: int = Field(foreign_key="printing.id")
+    condition: str = Field(max_length=8)
+    language: str = Field(max_length=8)
+    finish: str = Field(max_length=8)
+    delta: int = 0  # change of quantity
+    trade_delta: int = 0  # change of quantity for trade
+    reason: str = Field(max_length=16)  # manual | import | undo | pack | trade
+    ref: str = Field(default="", max_length=64)  # the import id, pack seed, trade id …
+    import_id: int | None = Field(default=None, foreign_key="collection_import.id", index=True)
+    at: datetime
+
+
+class WantItem(SQLModel, table=True):
+    """A card (any printing) or one printing a user wants, with the worst condition they accept."""
+
+    __tablename__ = "want_item"
+    __table_args__ = (Index("ix_want_item_user_card", "user_id", "card_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="app_user.id", ondelete="CASCADE")
+    card_id: int = Field(foreign_key="card.id", index=True)
+    printing_id: int | None = Field(default=None, foreign_key="printing.id")  # None: any printing
+    quantity: int = 1
+    min_condition: str = Field(default="MP", max_length=8)  # worst acceptable
+    updated_at: datetime
+
+
+class SavedDeck(SQLModel, table=True):
+    """A user's deck, kept as decklist text (DESIGN §4) so it survives catalogue re-imports."""
+
+    __tablename__ = "saved_deck"
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="app_user.id", index=True, ondelete="CASCADE")
+    game_id: int = Field(foreign_key="game.id")
+    name: str = Field(max_length=100)
+    format_code: str = Field(default="", max_length=32)
+    text: str = ""
+    created_at: datetime
+    updated_at: datetime
+
+
+class PrintingScan(SQLModel, table=True):
+    """An uploaded scan that replaces a printing's rendered face (files stored by content hash)."""
+
+    __tablename__ = "printing_scan"
+
+    printing_id: int = Field(foreign_key="printing.id", primary_key=True, ondelete="CASCADE")
+    sha256: str = Field(max_length=64)
+    width: int
+    height: int
+    uploaded_by: int | None = Field(default=None, foreign_key="app_user.id", ondelete="SET NULL")
+    uploaded_at: datetime
