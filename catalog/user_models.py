@@ -3,7 +3,8 @@ saved decks, and uploaded card scans.
 
 Quantities live in ``CollectionItem`` and change only through ``catalog.collection`` together
 with a ``LedgerEntry`` in the same transaction, so the ledger always sums to the quantities
-(both ``quantity`` and ``for_trade``). Times are naive UTC, passed in by the caller.
+(both ``quantity`` and ``for_trade``). Times are aware UTC datetimes (SQLModel's UTCDateTime),
+passed in by the caller.
 """
 
 from __future__ import annotations
@@ -32,6 +33,23 @@ class User(SQLModel, table=True):
     # {"samsara": {"C": 4, "R": 3, …}}: how many of each rarity to keep before the rest is for trade
     keep_rules: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     created_at: datetime
+
+    # What Flask-Login asks of a user object, as plain Python (catalog/ stays Flask-free). The id
+    # carries ``auth_version``, so a password change makes every older session cookie stale.
+    @property
+    def is_authenticated(self) -> bool:
+        return True
+
+    @property
+    def is_active(self) -> bool:
+        return True
+
+    @property
+    def is_anonymous(self) -> bool:
+        return False
+
+    def get_id(self) -> str:
+        return f"{self.id}:{self.auth_version}"
 
 
 class ApiToken(SQLModel, table=True):

@@ -284,7 +284,7 @@ def test_json_shape(catalogue: Engine) -> None:
         ("order:price", "未知的排序", 0),
         ("t:战魂 or order:cost", "只能作为整个查询的设置", 8),
         ("t>战魂", "不能用运算符 >", 0),
-        ("own>0", "需要登录", 0),
+        ("own>0", "需要登录", 0),  # anonymous: own/want/trade need a user
     ],
 )
 def test_semantic_errors_name_the_term(catalogue: Engine, query: str, fragment: str, position: int) -> None:

@@ -186,11 +186,12 @@ def search(
     per_page: int = PER_PAGE,
     order: str | None = None,
     direction: str | None = None,
+    user_id: int | None = None,
 ) -> SearchResult:
     """Run a query: one page of hits (a representative printing per card unless
     ``unique:prints``) and the total count. ``order``/``direction`` (a page's sort controls)
-    apply unless the query says ``order:``/``direction:`` itself. Raises :class:`QueryError`
-    on a bad query."""
+    apply unless the query says ``order:``/``direction:`` itself. ``user_id`` is the signed-in
+    user that ``own``/``want``/``trade`` count for. Raises :class:`QueryError` on a bad query."""
     query = parse(text)
     root, directives = _split_directives(query)
     own_order = "order" in directives or "direction" in directives
@@ -204,7 +205,7 @@ def search(
     games, all_games = _game_scope(session, root, game)
     page = max(1, min(page, MAX_PAGE))
     per_page = max(1, min(per_page, MAX_PER_PAGE))
-    ctx = Context(games=games, all_games=all_games, load_sets=lambda: _set_index(session), mode=unique)
+    ctx = Context(games=games, all_games=all_games, load_sets=lambda: _set_index(session), mode=unique, user_id=user_id)
     cs = ctx.cs
     # Only a narrowing scope becomes a condition: "every game" would only steer the planner
     # to the (game_id, type) index and a row lookup per card (measured slower than a scan).
@@ -272,7 +273,14 @@ def _hits_for_cards(
     ).all()
     matching: set[int] = set()
     if root is not None and ctx.uses_printings:
-        print_ctx = Context(ctx.games, ctx.all_games, lambda: ctx.sets, mode="prints", p=table_of(Printing).alias("p"))
+        print_ctx = Context(
+            ctx.games,
+            ctx.all_games,
+            lambda: ctx.sets,
+            mode="prints",
+            p=table_of(Printing).alias("p"),
+            user_id=ctx.user_id,
+        )
         statement = (
             select(print_ctx.p.c.id)
             .select_from(print_ctx.p.join(print_ctx.cs, print_ctx.cs.c.card_id == print_ctx.p.c.card_id))

@@ -49,6 +49,7 @@ class Context:
     cs: Any = field(default_factory=lambda: table_of(CardSearch))
     p: Any = None  # the printing table of the main query in prints mode
     uses_printings: bool = False  # whether any condition looked at printings (r:, set: …)
+    user_id: int | None = None  # the signed-in user, for own/want/trade
     _sets: dict[str, list[tuple[int, int]]] | None = None
 
     @property
@@ -460,16 +461,71 @@ def is_term(term: Term, ctx: Context) -> Clause:
     )
 
 
-def _needs_account(term: Term, ctx: Context) -> Clause:
-    raise error(
-        term,
-        f"「{term.text}」：own/want/trade 需要登录后使用，账户功能尚未开放",
-        f"'{term.text}': own/want/trade need a signed-in user; accounts are not available yet",
+def _collection_counts(ctx: Context, what: str) -> Any:
+    """(id, count) per card — or per printing in ``unique:prints`` — of the signed-in user's
+    owned copies (``own``), copies for trade (``trade``) or wanted copies (``want``)."""
+    from catalog.user_models import CollectionItem, WantItem
+
+    printing = table_of(Printing)
+    per_print = ctx.mode == "prints"
+    if what == "want":
+        wants = table_of(WantItem)
+        # A want for "any printing" counts towards every printing of the card.
+        if per_print:
+            return (
+                select(printing.c.id.label("id"), func.sum(wants.c.quantity).label("n"))
+                .select_from(wants.join(printing, printing.c.card_id == wants.c.card_id))
+                .where(wants.c.user_id == ctx.user_id)
+                .where(or_(wants.c.printing_id.is_(None), wants.c.printing_id == printing.c.id))
+                .group_by(printing.c.id)
+            )
+        return (
+            select(wants.c.card_id.label("id"), func.sum(wants.c.quantity).label("n"))
+            .where(wants.c.user_id == ctx.user_id)
+            .group_by(wants.c.card_id)
+        )
+    items = table_of(CollectionItem)
+    amount = items.c.quantity if what == "own" else items.c.for_trade
+    group = printing.c.id if per_print else printing.c.card_id
+    return (
+        select(group.label("id"), func.sum(amount).label("n"))
+        .select_from(items.join(printing, printing.c.id == items.c.printing_id))
+        .where(items.c.user_id == ctx.user_id)
+        .group_by(group)
     )
 
 
-for _name, _aliases in (("own", ("拥有",)), ("want", ("想要",)), ("trade", ("交换",))):
-    key(_name, *_aliases, help_zh="登录后：自己的收藏数量", ops=tuple(NUMERIC_OPS))(_needs_account)
+def _collection_key(what: str) -> Handler:
+    def handler(term: Term, ctx: Context) -> Clause:
+        if ctx.user_id is None:
+            raise error(
+                term,
+                f"「{term.text}」：own/want/trade 需要登录：只对登录的用户有效",
+                f"'{term.text}': own/want/trade need a signed-in user; sign in first",
+            )
+        _check_op(term, tuple(NUMERIC_OPS))
+        wanted = _integer(term)
+        compare = NUMERIC_OPS[term.op]
+        counts = _collection_counts(ctx, what).subquery()
+        row_id = ctx.p.c.id if ctx.mode == "prints" else ctx.cs.c.card_id
+        if ctx.mode == "prints":
+            ctx.uses_printings = True
+        # Rows the user has none of count as 0. Only the user's few rows are grouped: when 0
+        # itself satisfies the comparison (own=0, own<2), a row matches unless its count fails.
+        if compare(0, wanted):
+            failing = select(counts.c.id).where(not_(compare(counts.c.n, wanted)))
+            return row_id.not_in(failing)
+        return row_id.in_(select(counts.c.id).where(compare(counts.c.n, wanted)))
+
+    return handler
+
+
+for _name, _aliases, _help in (
+    ("own", ("拥有",), "登录后：我拥有的张数（own>0 我有的卡，own=0 我没有的卡）"),
+    ("want", ("想要",), "登录后：我的需求列表中的张数（want>0）"),
+    ("trade", ("交换",), "登录后：我标为可交换的张数（trade>0）"),
+):
+    key(_name, *_aliases, help_zh=_help, ops=tuple(NUMERIC_OPS))(_collection_key(_name))
 
 
 # ---- directives and the tree --------------------------------------------------------------
