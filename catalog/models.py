@@ -114,6 +114,24 @@ class CardSearch(SQLModel, table=True):
     attack: int | None = None
     defense: int | None = None
     level: int | None = None
+    # Summaries of the card's printings, kept by the importer, so card-mode rarity and
+    # reprint terms test a column instead of joining every printing (measured: r<=R scanned
+    # 100,000 printings per query; is:reprint grouped them, 40 ms).
+    rarity_mask: int = 0  # bit r set when some printing has rarity rank r
+    set_count: int = 0  # distinct sets the card is printed in
+
+
+class CardText(SQLModel, table=True):
+    """Each card's folded rules text alone, for ``o:`` substring scans (kept by the importer).
+
+    Scanning these narrow rows instead of ``card`` (JSON, raw text, every field) halved the
+    time of a 1-character ``o:`` term over 100,000 cards (22 → 12 ms, SQLite).
+    """
+
+    __tablename__ = "card_text"
+
+    card_id: int = Field(foreign_key="card.id", primary_key=True, ondelete="CASCADE")
+    text_key: str = ""
 
 
 class CardTrait(SQLModel, table=True):

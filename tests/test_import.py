@@ -132,6 +132,48 @@ def test_renamed_printing_moves_and_orphan_card_goes(engine: Engine, tmp_path: P
     assert names == {"火龙", "水灵", "疾风之术"}
 
 
+def _summaries(engine: Engine) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
+    """(stored, derived): each card's rarity mask and set count in card_search, and the same
+    computed from its printings now."""
+    from sqlalchemy import text
+
+    with engine.connect() as connection:
+        stored = {
+            name: (mask, count)
+            for name, mask, count in connection.execute(text("SELECT name, rarity_mask, set_count FROM card_search"))
+        }
+        derived = {
+            name: (mask or 0, count)
+            for name, mask, count in connection.execute(
+                text(
+                    "SELECT c.name, SUM(DISTINCT 1 << p.rarity_rank), COUNT(DISTINCT p.set_id) "
+                    "FROM card c JOIN printing p ON p.card_id = c.id GROUP BY c.name"
+                )
+            )
+        }
+    return stored, derived
+
+
+def test_printing_summaries_follow_reprints_renames_and_rarity_changes(engine: Engine, tmp_path: Path) -> None:
+    """card_search's rarity mask and set count (what r: and is:reprint read) stay equal to the
+    printings through every kind of re-import."""
+    run_import(engine, write_folder(tmp_path))
+    stored, derived = _summaries(engine)
+    assert stored == derived
+    assert stored["火龙"][1] == 2 and stored["水灵"][1] == 1  # reprinted in T2
+    reprint = "T2,T2-002,水灵,C,战魂,,水,1水,1,2,妖精|元素,护盾(1),"
+    steps = [
+        [*ROWS, reprint],  # a reprint of an unchanged card
+        [r.replace("T2,T2-001,火龙,R", "T2,T2-001,火龙,C") for r in ROWS],  # a rarity changes
+        [*ROWS[:3], "T2,T2-001,水灵,R,战魂,,水,1水,1,2,妖精|元素,护盾(1),"],  # a printing moves to another card
+        [r.replace("1水,1,2", "1水,2,2") for r in [*ROWS, reprint]],  # an erratum rewrites the search row
+    ]
+    for number, rows in enumerate(steps):
+        run_import(engine, write_folder(tmp_path / str(number), rows))
+        stored, derived = _summaries(engine)
+        assert stored == derived, f"step {number}"
+
+
 def test_bom_and_crlf_are_accepted(engine: Engine, tmp_path: Path) -> None:
     folder = write_folder(tmp_path)
     path = folder / "cards" / "cards.csv"

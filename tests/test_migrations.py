@@ -56,7 +56,8 @@ def test_sqlite_runs_in_wal_with_foreign_keys(tmp_path: Path) -> None:
 
 
 def test_card_search_is_derived_for_cards_imported_before_it(tmp_path: Path) -> None:
-    """Revision 0002 fills card_search from existing cards exactly as the importer would."""
+    """Revisions 0002 and 0004 fill card_search and card_text from existing cards exactly as
+    the importer would (0004 adds the printing summaries: rarity mask and set count)."""
     from sqlalchemy import text
 
     from catalog.ingest import import_catalogue
@@ -67,13 +68,18 @@ def test_card_search_is_derived_for_cards_imported_before_it(tmp_path: Path) -> 
     with catalog_db.transaction(engine) as session:
         import_catalogue(session=session, paths=[SAMPLE / "samsara"])
     query = text("SELECT * FROM card_search ORDER BY card_id")
+    texts = text("SELECT * FROM card_text ORDER BY card_id")
     with engine.connect() as connection:
         from_importer = connection.execute(query).all()
+        texts_from_importer = connection.execute(texts).all()
+        assert connection.execute(text("SELECT count(*) FROM card_search WHERE set_count > 1")).scalar()
+        assert connection.execute(text("SELECT count(*) FROM card_search WHERE rarity_mask = 0")).scalar() == 0
     from alembic import command
 
     command.downgrade(catalog_db.alembic_config(engine), "0001")
     catalog_db.upgrade(engine)
     with engine.connect() as connection:
         assert connection.execute(query).all() == from_importer
+        assert connection.execute(texts).all() == texts_from_importer
     assert len(from_importer) > 600
     engine.dispose()

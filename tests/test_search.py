@@ -330,3 +330,26 @@ def test_api_search_and_card(client: Any, catalogue: Engine) -> None:
     assert client.get("/api/v1/cards/samsara/无此卡").status_code == 404
     sets = client.get("/api/v1/sets").get_json()["sets"]
     assert {s["code"] for s in sets} == {"Q1", "Q2", "L1"}
+
+
+@pytest.mark.parametrize("cap", [0, 1, 3, 100_000])
+@pytest.mark.parametrize("query", ["", "t:战魂", "a:火 or a:水", "r>=R", "o:抽", "-t:魔法 unique:prints", "zzz"])
+def test_pages_and_totals_do_not_depend_on_the_match_cap(
+    sample_catalogue: Engine, monkeypatch: pytest.MonkeyPatch, query: str, cap: int
+) -> None:
+    """One statement collects up to MATCH_CAP matches, beyond it the page and the count run
+    apart: both paths give the same pages and totals (cap 0 is the two-statement path)."""
+    import catalog.search as search_module
+
+    def pages(per_page: int) -> tuple[int, list[str]]:
+        seen: list[str] = []
+        with Session(sample_catalogue) as session:
+            for page in (1, 2, 3, 50):
+                result = search(session=session, text=query, page=page, per_page=per_page)
+                seen += [f"{hit.card.name}@{hit.printing.number}" for hit in result.hits]
+        return result.total, seen
+
+    monkeypatch.setattr(search_module, "MATCH_CAP", 0)
+    expected = pages(7)
+    monkeypatch.setattr(search_module, "MATCH_CAP", cap)
+    assert pages(7) == expected

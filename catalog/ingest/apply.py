@@ -18,7 +18,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import JSON, Index, bindparam, delete, update
+from sqlalchemy import JSON, Index, bindparam, delete, func, literal_column, update
 from sqlmodel import Session, col, select
 
 from catalog.errors import LunzangError, Message
@@ -31,6 +31,7 @@ from catalog.models import (
     CardKeyword,
     CardSearch,
     CardSet,
+    CardText,
     CardTrait,
     Format,
     Game,
@@ -487,11 +488,17 @@ class _Planner:
                 self.session.execute(delete(CardTrait).where(col(CardTrait.card_id).in_(chunk)))
                 self.session.execute(delete(CardKeyword).where(col(CardKeyword.card_id).in_(chunk)))
                 self.session.execute(delete(CardSearch).where(col(CardSearch.card_id).in_(chunk)))
+                self.session.execute(delete(CardText).where(col(CardText.card_id).in_(chunk)))
         by_id = {ids[name]: stored for name, (stored, _row) in self.cards.items()}
         traits: list[dict[str, Any]] = []
         keywords: list[dict[str, Any]] = []
-        searchable = [self._search_row(ids[row["name"]], game_id, row) for row in new_rows]
-        searchable += [self._search_row(row["_id"], game_id, row) for row in changed]
+        # New cards have every printing in this import, so their summaries are known now;
+        # changed and other existing cards get theirs from the database after the printings.
+        summaries = self._new_card_summaries()
+        searchable = [self._search_row(ids[row["name"]], game_id, row, summaries.get(row["name"])) for row in new_rows]
+        searchable += [self._search_row(row["_id"], game_id, row, None) for row in changed]
+        texts = [{"card_id": ids[row["name"]], "text_key": row["text_key"]} for row in new_rows]
+        texts += [{"card_id": row["_id"], "text_key": row["text_key"]} for row in changed]
         for card_id in touched:
             stored = by_id[card_id]
             for trait in dict.fromkeys(stored["traits"]):
@@ -501,11 +508,53 @@ class _Planner:
         self._batched("写入特征", lambda chunk: self._bulk_insert(table_of(CardTrait), chunk), traits)
         self._batched("写入关键字", lambda chunk: self._bulk_insert(table_of(CardKeyword), chunk), keywords)
         self._batched("写入搜索索引", lambda chunk: self._bulk_insert(table_of(CardSearch), chunk), searchable)
+        self._batched("写入文字索引", lambda chunk: self._bulk_insert(table_of(CardText), chunk), texts)
+        self.changed_card_ids = [row["_id"] for row in changed]
         return ids
 
+    def _new_card_summaries(self) -> dict[str, tuple[int, int]]:
+        """name → (rarity mask, set count) from this import's printings."""
+        masks: dict[str, int] = {}
+        sets: dict[str, set[str]] = {}
+        for set_code, _number, name, fields, _row in self.printings:
+            masks[name] = masks.get(name, 0) | (1 << fields["rarity_rank"])
+            sets.setdefault(name, set()).add(set_code)
+        return {name: (mask, len(sets[name])) for name, mask in masks.items()}
+
+    def _refresh_summaries(self, card_ids: Iterable[int]) -> None:
+        """Recompute the printing summaries of existing cards whose printings may have changed."""
+        ids = sorted(set(card_ids))
+        if not ids:
+            return
+        printing = table_of(Printing)
+        search = table_of(CardSearch)
+        rows: list[dict[str, Any]] = []
+        for start in range(0, len(ids), BATCH):
+            chunk = ids[start : start + BATCH]
+            found = {
+                card_id: (mask, count)
+                for card_id, mask, count in self.session.execute(
+                    select(
+                        printing.c.card_id,
+                        func.sum(literal_column("1").op("<<")(printing.c.rarity_rank).distinct()),
+                        func.count(printing.c.set_id.distinct()),
+                    )
+                    .where(printing.c.card_id.in_(chunk))
+                    .group_by(printing.c.card_id)
+                )
+            }
+            rows += [{"_id": i, "mask": found.get(i, (0, 0))[0] or 0, "count": found.get(i, (0, 0))[1]} for i in chunk]
+        statement = (
+            update(search)
+            .where(search.c.card_id == bindparam("_id"))
+            .values(rarity_mask=bindparam("mask"), set_count=bindparam("count"))
+        )
+        self._batched("更新印刷摘要", lambda chunk: self.session.connection().execute(statement, chunk), rows)
+
     @staticmethod
-    def _search_row(card_id: int, game_id: int, row: dict[str, Any]) -> dict[str, Any]:
+    def _search_row(card_id: int, game_id: int, row: dict[str, Any], summary: tuple[int, int] | None) -> dict[str, Any]:
         """The card's row of ``card_search`` (see :class:`CardSearch`)."""
+        mask, set_count = summary or (0, 0)
         return {
             "card_id": card_id,
             "game_id": game_id,
@@ -520,12 +569,15 @@ class _Planner:
             "attack": row["attack"],
             "defense": row["defense"],
             "level": row["level"],
+            "rarity_mask": mask,
+            "set_count": set_count,
         }
 
     def _write_printings(self, card_ids: dict[str, int], report: ImportReport) -> None:
         table = table_of(Printing)
         new_rows: list[dict[str, Any]] = []
         changed: list[dict[str, Any]] = []
+        previous_cards: list[int] = []  # the card a changed printing belonged to before
         for set_code, number, name, fields, _row in self.printings:
             set_id = self.db_sets[set_code].id
             values = {"card_id": card_ids[name], "number_key": fold(number), **fields}
@@ -534,6 +586,7 @@ class _Planner:
                 new_rows.append({"set_id": set_id, "number": number, **values})
             elif any(existing[k] != values[k] for k in PRINTING_FIELDS):
                 changed.append({"_id": existing["id"], **values})
+                previous_cards.append(existing["card_id"])
             else:
                 report.printings.unchanged += 1
         self._batched("写入印刷", lambda chunk: self._bulk_insert(table, chunk), new_rows)
@@ -543,6 +596,14 @@ class _Planner:
             self._batched("更新印刷", lambda chunk: self.session.connection().execute(statement, chunk), changed)
         report.printings.added += len(new_rows)
         report.printings.updated += len(changed)
+        # Existing cards that gained, lost or changed a printing (a new card's summary is
+        # already right), plus the cards whose rules changed (their search row was rewritten).
+        new_names = {name for name in self.cards if name not in self.db_cards}
+        old_ids = {card_id for name, card_id in card_ids.items() if name not in new_names}
+        affected = [row["card_id"] for row in new_rows if row["card_id"] in old_ids]
+        affected += [row["card_id"] for row in changed if row["card_id"] in old_ids]
+        affected += previous_cards
+        self._refresh_summaries([*affected, *self.changed_card_ids])
 
     def _write_formats(self, game_id: int, report: ImportReport) -> None:
         session = self.session
