@@ -40,7 +40,24 @@ def _sqlite_begin_fix(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def do_begin(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN")
+        # A transaction that reads before it writes must take the write lock up front: in WAL
+        # mode SQLite refuses ("database is locked", without waiting) to turn a read snapshot
+        # that another writer has since outdated into a write. See :func:`writer`.
+        immediate = conn.get_execution_options().get(IMMEDIATE, False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+IMMEDIATE = "lunzang_sqlite_immediate"
+
+
+def writer(engine: Engine) -> Engine:
+    """The engine for transactions that change quantities (STYLE: "BEGIN IMMEDIATE on SQLite").
+
+    On SQLite its transactions start with ``BEGIN IMMEDIATE``: they wait (``busy_timeout``)
+    for the write lock before their first read, so concurrent read-then-write requests
+    serialise instead of failing with "database is locked". Same pool; no effect elsewhere.
+    """
+    return engine.execution_options(**{IMMEDIATE: True})
 
 
 def make_engine(url: str, *, echo: bool = False, **options: Any) -> Engine:
@@ -106,7 +123,10 @@ def is_empty(engine: Engine) -> bool:
 
 
 @contextmanager
-def transaction(engine: Engine) -> Iterator[Session]:
-    """One unit of work: commit at the end, roll back on any error."""
-    with Session(engine) as session, session.begin():
+def transaction(engine: Engine, *, write: bool = False) -> Iterator[Session]:
+    """One unit of work: commit at the end, roll back on any error.
+
+    ``write=True`` for work that reads and then changes quantities (see :func:`writer`).
+    """
+    with Session(writer(engine) if write else engine) as session, session.begin():
         yield session

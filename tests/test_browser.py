@@ -42,6 +42,8 @@ def browser() -> Iterator[Browser]:
 @pytest.fixture
 def live_server(sample_app) -> Iterator[str]:  # type: ignore[no-untyped-def]
     ensure_translations_compiled()
+    # As in production: every form a browser submits must carry its CSRF token.
+    sample_app.config["WTF_CSRF_ENABLED"] = True
     server = make_server("127.0.0.1", 0, sample_app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, name="lunzang-test-server", daemon=True)
     thread.start()

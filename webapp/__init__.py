@@ -36,13 +36,35 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         BABEL_DEFAULT_LOCALE="zh",
         BABEL_TRANSLATION_DIRECTORIES=str(Path(__file__).parent / "translations"),
         LUNZANG_ENV="development",
+        # Accounts (webapp.auth): cookies never readable by scripts, not sent on cross-site
+        # POSTs; Secure as well once the site is served over HTTPS (LUNZANG_HTTPS=1 or
+        # PREFERRED_URL_SCHEME="https"), since a Secure cookie is never sent over plain HTTP.
+        LUNZANG_HTTPS=False,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        REMEMBER_COOKIE_HTTPONLY=True,
+        REMEMBER_COOKIE_SAMESITE="Lax",
+        # A CSRF token is valid as long as the session (a results page left open still works).
+        WTF_CSRF_TIME_LIMIT=None,
+        # Sign-in counters: one process by default; redis://host:6379/0 to share across servers.
+        RATELIMIT_STORAGE_URI="memory://",
+        # Explicit: the limiter object outlives one app and would otherwise keep an earlier app's False.
+        RATELIMIT_ENABLED=True,
+        RATELIMIT_STRATEGY="moving-window",
+        RATELIMIT_HEADERS_ENABLED=True,
+        PASSWORD_HASH_METHOD=None,  # werkzeug's default (scrypt)
     )
     app.config.from_pyfile("config.py", silent=True)
-    for key in ("SECRET_KEY", "DATABASE_URL", "LUNZANG_ENV"):
+    for key in ("SECRET_KEY", "DATABASE_URL", "LUNZANG_ENV", "LUNZANG_HTTPS", "RATELIMIT_STORAGE_URI"):
         if os.environ.get(key):
             app.config[key] = os.environ[key]
     if test_config:
         app.config.update(test_config)
+    if app.config["TESTING"] and not app.config["PASSWORD_HASH_METHOD"]:
+        app.config["PASSWORD_HASH_METHOD"] = "pbkdf2:sha256:1"  # cheap: tests create many users
+    https = str(app.config["LUNZANG_HTTPS"]).lower() in {"1", "true", "yes", "on"}
+    if https or app.config.get("PREFERRED_URL_SCHEME") == "https":
+        app.config["SESSION_COOKIE_SECURE"] = app.config["REMEMBER_COOKIE_SECURE"] = True
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
     if not app.config["DATABASE_URL"]:
         app.config["DATABASE_URL"] = f"sqlite:///{Path(app.instance_path) / 'lunzang.sqlite3'}"
@@ -53,6 +75,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     db.init_app(app)
     babel.init_app(app, locale_selector=select_locale)
+    from webapp.auth.setup import init_auth
+
+    init_auth(app)
 
     from webapp.cards import bp as cards_bp
 
@@ -69,6 +94,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from webapp.api import bp as api_bp
 
     app.register_blueprint(api_bp)
+
+    from webapp.auth import bp as auth_bp
+    from webapp.extensions import csrf
+
+    app.register_blueprint(auth_bp)
+    csrf.exempt(api_bp)  # the API authenticates writes by bearer token, not by cookie (DESIGN §8)
 
     from webapp.cli import register
 

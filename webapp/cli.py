@@ -43,14 +43,20 @@ def cli() -> None:
 
 def register(app: Flask) -> None:
     """Attach the commands to ``app.cli`` (so the test runner and ``lunzang`` both see them)."""
-    from webapp.cards.cli import render_command, search_command
+    from webapp.cards.cli import images_group, render_command, search_command
     from webapp.packs.cli import packs
 
-    for command in (init_db, import_command, demo, serve, packs, search_command, render_command):
+    for command in (init_db, import_command, demo, serve, packs, search_command, render_command, images_group):
         app.cli.add_command(command)
     from webapp.decks.cli import deck
 
     app.cli.add_command(deck)
+    from webapp.auth.cli import user
+
+    app.cli.add_command(user)
+    from webapp.collection.cli import collection
+
+    app.cli.add_command(collection)
 
 
 @click.command("init-db")

@@ -67,3 +67,37 @@ def test_warm_grid_of_60(sample_app, client) -> None:  # type: ignore[no-untyped
         f"\nwarm grid of 60 small images: served {min(served) * 1000:.1f} ms best, {max(served) * 1000:.1f} ms worst;"
         f" revalidated (304) {min(revalidated) * 1000:.1f} ms best, {max(revalidated) * 1000:.1f} ms worst"
     )
+
+
+def test_deck_image_and_proxy_pdf(sample_catalogue, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """3. A deck image (cold face cache) and a 60-card proxy PDF of 20 distinct cards."""
+    from catalog import deckimages
+    from catalog.decks import check_decklist
+    from tests.test_decks import legal_samsara_list
+
+    text = legal_samsara_list(sample_catalogue)
+    with Session(sample_catalogue) as session:
+        result = check_decklist(session=session, text=text, game="samsara")
+        rows = deckimages.deck_rows(result.deck)
+        started = time.perf_counter()
+        faces = deckimages.load_faces(
+            session=session, game="samsara", keys=[r.key for r in rows], size="small", scan_dir=None
+        )
+        data = deckimages.render_deck_image(
+            rows=rows, faces=faces, verdict=result.verdict, deck_name="样例", game_name="轮回残响", format_name="M8"
+        )
+        image_seconds = time.perf_counter() - started
+        proxy_rows = [deckimages.DeckRow("main", r.key, r.name, 3) for r in rows[:20]]
+        started = time.perf_counter()
+        large = deckimages.load_faces(
+            session=session, game="samsara", keys=[r.key for r in proxy_rows], size="large", scan_dir=None
+        )
+        faces_seconds = time.perf_counter() - started
+        pdf = deckimages.render_proxies(cards=[(large[r.key], r.count) for r in proxy_rows])
+        pdf_seconds = time.perf_counter() - started
+    copies = sum(r.count for r in proxy_rows)
+    print(
+        f"\ndeck image: {len(rows)} distinct cards in {image_seconds * 1000:.0f} ms ({len(data) // 1024} KB);"
+        f" proxy PDF: {copies} cards, {-(-copies // 9)} pages in {pdf_seconds:.2f} s"
+        f" ({faces_seconds:.2f} s drawing the large faces, {len(pdf) // 1024} KB)"
+    )

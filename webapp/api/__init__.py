@@ -30,7 +30,10 @@ def error_body(code: str, message: str, message_en: str, **extra: Any) -> dict[s
 
 @bp.errorhandler(ApiError)
 def _api_error(error: ApiError) -> Any:
-    return jsonify(error_body(error.code, error.message, error.message_en, **error.extra)), error.status
+    response = jsonify(error_body(error.code, error.message, error.message_en, **error.extra))
+    if error.status == 401:
+        response.headers["WWW-Authenticate"] = 'Bearer realm="lunzang"'
+    return response, error.status
 
 
 @bp.errorhandler(LunzangError)
@@ -47,4 +50,4 @@ def _http_error(error: HTTPException) -> Any:
     )
 
 
-from webapp.api import cards, decks, openapi, packs  # noqa: E402,F401
+from webapp.api import auth, cards, decks, openapi, packs  # noqa: E402,F401

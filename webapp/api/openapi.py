@@ -14,6 +14,7 @@ from flask import jsonify
 from webapp.api import bp
 
 PATHS: dict[str, dict[str, Any]] = {}
+SECURITY_SCHEMES: dict[str, Any] = {}
 SCHEMAS: dict[str, Any] = {
     "Error": {
         "type": "object",
@@ -43,7 +44,7 @@ def document() -> dict[str, Any]:
         },
         "servers": [{"url": "/api/v1"}],
         "paths": dict(sorted(PATHS.items())),
-        "components": {"schemas": SCHEMAS},
+        "components": {"schemas": SCHEMAS, "securitySchemes": SECURITY_SCHEMES},
     }
 
 

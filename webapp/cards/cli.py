@@ -1,9 +1,10 @@
-"""``lunzang search``: the query language from the command line."""
+"""``lunzang search``, ``lunzang render`` and ``lunzang images``: cards from the command line."""
 
 from __future__ import annotations
 
 import json
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
@@ -96,3 +97,100 @@ def render_command(card: str, game_slug: str, out: Path, size: str) -> None:
         click.echo(f"错误：无法写入 {out}：{error.strerror or error}", err=True)
         sys.exit(2)
     click.echo(f"已写入 {out}：{found_card.name}（{card_set.code} {printing.number}，{image.width}×{image.height}）")
+
+
+@click.group("images")
+def images_group() -> None:
+    """卡图：上传扫描图，替换依据数据绘制的卡面。"""
+
+
+def _scan_store() -> Path:
+    from webapp.cards.images import scan_dir
+
+    return scan_dir()
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+@images_group.command("add")
+@click.argument("printing")
+@click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--game", "-g", "game", default=None, help="游戏（samsara、longzhiyi、zhutian、keyforge）。")
+@click.option("--set", "set_code", default=None, help="系列代码（编号在几个系列里重复时用）。")
+@with_appcontext
+def images_add(printing: str, file: Path, game: str | None, set_code: str | None) -> None:
+    """把 FILE（JPEG、PNG 或 WebP）设为收藏编号 PRINTING（如 M4-001）的卡图。出错时退出码为 2，不保存任何东西。"""
+    from catalog import db as catalog_db
+    from catalog import scans
+    from catalog.errors import LunzangError
+
+    try:
+        with catalog_db.transaction(get_engine()) as session:
+            found, card_set, _slug = scans.find_printing(session=session, number=printing, game=game, set_code=set_code)
+            assert found.id is not None
+            label = f"{card_set.code} {found.number}"
+            result = scans.add_scan(
+                session=session, printing_id=found.id, data=scans.read_file(file), store_dir=_scan_store(), now=_now()
+            )
+    except LunzangError as error:
+        click.echo(f"错误：{error.message.zh}", err=True)
+        sys.exit(2)
+    replaced = "（替换了原有的扫描图）" if result.replaced and result.replaced != result.sha256 else ""
+    click.echo(f"已保存 {label} 的卡图 {result.sha256[:12]}（原图 {result.width}×{result.height}）{replaced}")
+
+
+@images_group.command("add-folder")
+@click.argument("folder", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option(
+    "--set", "set_code", required=True, help="系列代码：文件名是这个系列的收藏编号（M4-001.jpg 或 001.png）。"
+)
+@click.option("--game", "-g", "game", default="samsara", show_default=True, help="游戏。")
+@with_appcontext
+def images_add_folder(folder: Path, set_code: str, game: str) -> None:
+    """把文件夹里的每张图设为同名收藏编号的卡图。全部成功才保存；有一个文件不行就全部不保存（退出码 2）。"""
+    from catalog import db as catalog_db
+    from catalog import scans
+    from catalog.errors import LunzangError
+
+    try:
+        with catalog_db.transaction(get_engine()) as session:
+            result = scans.add_scans_from_folder(
+                session=session, game=game, set_code=set_code, folder=folder, store_dir=_scan_store(), now=_now()
+            )
+    except scans.ScanFolderError as error:
+        for problem in error.problems:
+            click.echo(f"错误：{problem}", err=True)
+        click.echo(f"{error.message.zh}。", err=True)
+        sys.exit(2)
+    except LunzangError as error:
+        click.echo(f"错误：{error.message.zh}", err=True)
+        sys.exit(2)
+    click.echo(f"已保存 {len(result.stored)} 张卡图（{set_code}）")
+
+
+@images_group.command("remove")
+@click.argument("printing")
+@click.option("--game", "-g", "game", default=None, help="游戏。")
+@click.option("--set", "set_code", default=None, help="系列代码。")
+@with_appcontext
+def images_remove(printing: str, game: str | None, set_code: str | None) -> None:
+    """删除 PRINTING 的扫描图，恢复依据数据绘制的卡面。"""
+    from catalog import db as catalog_db
+    from catalog import scans
+    from catalog.errors import LunzangError
+
+    try:
+        with catalog_db.transaction(get_engine()) as session:
+            found, card_set, _slug = scans.find_printing(session=session, number=printing, game=game, set_code=set_code)
+            assert found.id is not None
+            label = f"{card_set.code} {found.number}"
+            removed = scans.remove_scan(session=session, printing_id=found.id)
+    except LunzangError as error:
+        click.echo(f"错误：{error.message.zh}", err=True)
+        sys.exit(2)
+    if removed is None:
+        click.echo(f"{label} 没有扫描图")
+    else:
+        click.echo(f"已删除 {label} 的扫描图，恢复绘制的卡面")

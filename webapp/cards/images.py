@@ -1,9 +1,12 @@
-"""Card face images: ``/images/<game>/<set>/<number>.<size>.<fmt>``, drawn by catalog.images.
+"""Card face images: ``/images/<game>/<set>/<number>.<size>.<fmt>``: the printing's uploaded
+scan when it has one (catalog.scans), else the face drawn by catalog.images.
 
 The URL carries ``?v=<hash of data + renderer version>`` (see :func:`card_image_url`), so a
 response may be cached for a year: changed data or a new renderer makes a new URL. With ``v``
 the cache file is found from the URL alone; a ``v`` naming no stored file (stale, forged)
-falls back to the database and the current face.
+falls back to the database and the current face. A printing with a scan gets
+``?v=scan-<hash>`` instead, so an upload (or its removal) changes every URL of that printing;
+the scan is served with its content hash as the ETag.
 """
 
 from __future__ import annotations
@@ -11,12 +14,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from flask import Response, abort, current_app, request, url_for
+from flask import Response, abort, current_app, g, request, url_for
 from flask_babel import gettext as _
 
-from catalog import browse, images
+from catalog import browse, images, scans
 from catalog.games import GAMES
 from catalog.models import Card, CardSet, Printing
+from catalog.user_models import PrintingScan
 from webapp.cards import bp
 from webapp.db import get_session
 
@@ -29,10 +33,39 @@ def cache_dir() -> Path:
     return Path(configured) if configured else Path(current_app.instance_path) / "card-images"
 
 
+def scan_dir() -> Path:
+    """Where uploaded scans are kept: ``SCAN_DIR``, else ``instance/scans/``."""
+    configured = current_app.config.get("SCAN_DIR")
+    return Path(configured) if configured else Path(current_app.instance_path) / "scans"
+
+
+def _scan_hashes() -> dict[int, str]:
+    """printing id → scan hash, read once per request (scans are few: uploaded by admins)."""
+    if "scan_hashes" not in g:
+        g.scan_hashes = scans.scan_hashes(get_session())
+    found: dict[int, str] = g.scan_hashes
+    return found
+
+
+@bp.app_template_global()
+def card_scan(printing: Printing) -> str | None:
+    """The hash of the printing's uploaded scan, or ``None`` when its face is drawn."""
+    return _scan_hashes().get(printing.id or 0)
+
+
+@bp.app_template_global()
+def card_face(printings: list[tuple[Printing, CardSet]]) -> tuple[Printing, CardSet]:
+    """The printing whose image a card page shows: the first with a scan, else the first."""
+    hashes = _scan_hashes()
+    return next((pair for pair in printings if (pair[0].id or 0) in hashes), printings[0])
+
+
 @bp.app_template_global()
 def card_image_url(game: str, card: Card, printing: Printing, card_set: CardSet, size: str = "normal") -> str:
-    """The versioned URL of a printing's face (WebP)."""
-    version = images.image_version(card, printing, card_set, GAMES[game])
+    """The versioned URL of a printing's image (WebP): its scan's hash, else its data's."""
+    scan = card_scan(printing)
+    module = GAMES[game]
+    version = f"scan-{scan[:16]}" if scan else images.image_version(card, printing, card_set, module)
     filename = f"{printing.number}.{size}.webp"
     return url_for("cards.card_image", game_slug=game, set_code=card_set.code, filename=filename, v=version)
 
@@ -49,7 +82,7 @@ def card_image(game_slug: str, set_code: str, filename: str) -> Any:
         abort(404, _("没有这个卡图：%(name)s", name=filename))
     number, size, fmt = parts
     version = request.args.get("v", "")
-    if version and game_slug in GAMES:
+    if version and game_slug in GAMES and not version.startswith("scan-"):
         # Warm path, no query: the URL names the exact file (see catalog.images.cache_key).
         key = images.cache_key(game_slug, set_code, number, version, size, fmt)
         if key in request.if_none_match:
@@ -64,6 +97,12 @@ def card_image(game_slug: str, set_code: str, filename: str) -> Any:
     if found is None or module is None:
         abort(404, _("没有这张印刷：%(set)s %(number)s", set=set_code, number=number))
     printing, card, card_set = found
+    scan = session.get(PrintingScan, printing.id)
+    if scan is not None:
+        data = scans.read_scan(scan_dir(), scan.sha256, size, fmt)
+        if data is not None:
+            return _image_response(None if scan.sha256 in request.if_none_match else data, scan.sha256, fmt)
+        current_app.logger.warning("scan files of printing %s missing: %s", printing.id, scan.sha256)
     data, etag = images.card_image(card, printing, card_set, module, cache_dir=cache_dir(), size=size, fmt=fmt)
     return _image_response(None if etag in request.if_none_match else data, etag, fmt)
 

@@ -1,4 +1,7 @@
-"""``lunzang deck check FILE --game G [--format F] [--json]``: exit 0 legal, 1 illegal, 2 unreadable."""
+"""``lunzang deck check FILE --game G [--format F] [--json]``: exit 0 legal, 1 illegal, 2 unreadable.
+
+``lunzang deck image`` / ``lunzang deck proxies``: the deck as a PNG to share, or a proxy PDF.
+"""
 
 from __future__ import annotations
 
@@ -11,15 +14,17 @@ from flask.cli import with_appcontext
 from sqlmodel import Session
 
 from catalog import db as catalog_db
+from catalog import deckimages
 from catalog.decklists import DecklistError
-from catalog.decks import check_decklist
+from catalog.decks import DeckCheck, check_decklist
 from catalog.errors import LunzangError
+from catalog.games import GAMES
 from webapp.db import get_engine
 
 
 @click.group("deck")
 def deck() -> None:
-    """卡组：构筑检查。"""
+    """卡组：构筑检查、卡组图片、代理卡 PDF。"""
 
 
 def _read(path: str) -> str:
@@ -76,3 +81,91 @@ def deck_check(file: str, game: str | None, format_code: str | None, as_json: bo
             label = "错误" if violation.severity == "error" else "警告"
             click.echo(f"  {label} [{violation.code}] {violation.message}")
     sys.exit(0 if verdict.legal else 1)
+
+
+def _checked(file: str, game: str | None, format_code: str | None) -> tuple[Session, DeckCheck]:
+    """The decklist judged, in an open session; exits 2 when unreadable or naming unknown cards."""
+    text = _read(file)
+    engine = get_engine()
+    if catalog_db.is_empty(engine):
+        sys.exit(_fail("数据库还没有卡牌数据：请先运行 lunzang init-db --with-sample 或 lunzang import"))
+    session = Session(engine)
+    try:
+        result = check_decklist(session=session, text=text, game=game, format_code=format_code)
+    except DecklistError as error:
+        session.close()
+        for problem in error.problems:
+            click.echo(f"{file}:{problem.line}: {problem.message.zh}" if problem.line else problem.message.zh, err=True)
+        sys.exit(2)
+    except LunzangError as error:
+        session.close()
+        sys.exit(_fail(error.message.zh))
+    missing = deckimages.unresolved(result.verdict)
+    if missing or not result.deck.entries:
+        session.close()
+        for message in missing:
+            click.echo(f"错误：{message}", err=True)
+        sys.exit(_fail("没有画出任何文件：卡组里有找不到的卡" if missing else "卡组是空的"))
+    return session, result
+
+
+def _write(out: Path, data: bytes) -> None:
+    try:
+        out.write_bytes(data)
+    except OSError as error:
+        sys.exit(_fail(f"无法写入 {out}：{error.strerror or error}"))
+
+
+@deck.command("image")
+@click.argument("file", type=str)
+@click.option("--game", "game", default=None, help="游戏：samsara、longzhiyi、zhutian、keyforge（或中文名）。")
+@click.option("--format", "format_code", default=None, help="赛制代码或规则类型；省略时用游戏的默认规则。")
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path, dir_okay=False), help="输出的 PNG 文件。")
+@with_appcontext
+def deck_image(file: str, game: str | None, format_code: str | None, out: Path) -> None:
+    """把卡组画成一张 PNG（卡图网格、张数、合法性），便于分享。出错时退出码为 2，不写文件。"""
+    from webapp.cards.images import cache_dir, scan_dir
+
+    session, result = _checked(file, game, format_code)
+    with session:
+        rows = deckimages.deck_rows(result.deck)
+        faces = deckimages.load_faces(
+            session=session,
+            game=result.pool.game,
+            keys=[r.key for r in rows],
+            size="small",
+            scan_dir=scan_dir(),
+            cache_dir=cache_dir(),
+        )
+    data = deckimages.render_deck_image(
+        rows=rows,
+        faces=faces,
+        verdict=result.verdict,
+        deck_name=result.deck.name,
+        game_name=GAMES[result.pool.game].name,
+        format_name=result.format.name,
+    )
+    _write(out, data)
+    state = "合法" if result.verdict.legal else "不合法"
+    click.echo(f"已写入 {out}：{len(rows)} 种卡，{sum(r.count for r in rows)} 张（{state}）")
+
+
+@deck.command("proxies")
+@click.argument("file", type=str)
+@click.option("--game", "game", default=None, help="游戏：samsara、longzhiyi、zhutian、keyforge（或中文名）。")
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path, dir_okay=False), help="输出的 PDF 文件。")
+@with_appcontext
+def deck_proxies(file: str, game: str | None, out: Path) -> None:
+    """把卡组的每一张卡排成 A4 代理卡 PDF（每页 3×3，63×88 毫米，带裁切线）。出错时退出码为 2，不写文件。"""
+    from webapp.cards.images import scan_dir
+
+    session, result = _checked(file, game, None)
+    with session:
+        rows = deckimages.deck_rows(result.deck)
+        faces = deckimages.load_faces(
+            session=session, game=result.pool.game, keys=[r.key for r in rows], size="large", scan_dir=scan_dir()
+        )
+    data = deckimages.render_proxies(cards=[(faces[r.key], r.count) for r in rows], title=result.deck.name)
+    _write(out, data)
+    copies = sum(r.count for r in rows)
+    click.echo(f"已写入 {out}：{copies} 张代理卡，{-(-copies // deckimages.PER_PAGE)} 页 A4")

@@ -13,11 +13,12 @@ from flask import Response, abort, redirect, render_template, request, url_for
 from flask import session as web_session
 from flask_babel import gettext as _
 
-from catalog import deckstats
+from catalog import deckimages, deckstats
 from catalog.decklists import DecklistError, add_card, adjust_line, merged, remove_card, write_json, write_text
 from catalog.decks import DeckCheckError, check_decklist, format_choices
 from catalog.games import GAMES
 from catalog.rules import RULEBOOKS, SECTIONS
+from webapp.cards.images import cache_dir, scan_dir
 from webapp.db import get_session
 from webapp.decks import bp
 
@@ -159,6 +160,61 @@ def export(kind: str) -> Response:
     response = Response(body, mimetype=mimetype)
     response.headers["Content-Disposition"] = f"attachment; filename=deck.{kind}"
     return response
+
+
+def _drawable() -> Any:
+    """The checked deck, or 400 when it is empty, unreadable or names cards we do not have."""
+    text, game, format_code, _turns = _params()
+    result, problems = _run(text, game, format_code)
+    if result is None:
+        abort(400, "; ".join(problems) or _("卡组是空的"))
+    missing = deckimages.unresolved(result.verdict)
+    if missing or not result.deck.entries:
+        abort(400, "; ".join(missing) or _("卡组是空的"))
+    return result
+
+
+def _download(data: bytes, mimetype: str, filename: str) -> Response:
+    response = Response(data, mimetype=mimetype)
+    response.headers["Content-Disposition"] = f"attachment; filename={filename}"
+    return response
+
+
+@bp.route("/decks/image.png")
+def deck_image() -> Response:
+    """The checked deck as a PNG to share (grid of card images, counts, legality badge)."""
+    result = _drawable()
+    rows = deckimages.deck_rows(result.deck)
+    keys = [r.key for r in rows]
+    faces = deckimages.load_faces(
+        session=get_session(),
+        game=result.pool.game,
+        keys=keys,
+        size="small",
+        scan_dir=scan_dir(),
+        cache_dir=cache_dir(),
+    )
+    data = deckimages.render_deck_image(
+        rows=rows,
+        faces=faces,
+        verdict=result.verdict,
+        deck_name=result.deck.name,
+        game_name=GAMES[result.pool.game].name,
+        format_name=result.format.name,
+    )
+    return _download(data, "image/png", "deck.png")
+
+
+@bp.route("/decks/proxies.pdf")
+def proxies() -> Response:
+    """Every copy of the checked deck on A4 proxy sheets (3×3 cards of 63×88 mm, cut marks)."""
+    result = _drawable()
+    rows = deckimages.deck_rows(result.deck)
+    faces = deckimages.load_faces(
+        session=get_session(), game=result.pool.game, keys=[r.key for r in rows], size="large", scan_dir=scan_dir()
+    )
+    data = deckimages.render_proxies(cards=[(faces[r.key], r.count) for r in rows], title=result.deck.name)
+    return _download(data, "application/pdf", "proxies.pdf")
 
 
 @bp.route("/decks/print")

@@ -1,0 +1,252 @@
+"""Accounts: register, authenticate, change password, roles, and API tokens (DESIGN §8, §10).
+
+Passwords are hashed with werkzeug (scrypt by default; tests pass a cheap ``hash_method``).
+An API token is shown once: only its SHA-256 is stored, with its first characters as a label.
+Use cases flush and never commit: the caller owns the transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import unicodedata
+from datetime import datetime
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+from werkzeug.security import check_password_hash, generate_password_hash
+
+from catalog.errors import LunzangError, Message
+from catalog.user_models import ROLES, ApiToken, User
+
+USERNAME_MIN, USERNAME_MAX = 2, 32
+PASSWORD_MIN, PASSWORD_MAX = 8, 256
+TOKEN_PREFIX = "lz_"
+TOKEN_LABEL_CHARS = 10  # "lz_" + 7 characters: enough to tell tokens apart, useless to guess
+TOKEN_NAME_MAX = 64
+
+# Letters and digits of any script (CJK included), underscore and hyphen. Nothing HTML-ish
+# (< > & " ' /), no spaces, so a name is safe in a URL path (/u/<name>) and a mention.
+_USERNAME = re.compile(r"^[\w-]+$")
+# A dummy hash checked when the name is unknown, so a wrong name costs the same time as a wrong
+# password (no user enumeration by timing). Computed lazily per method.
+_DUMMY_HASHES: dict[str, str] = {}
+
+
+class AccountError(LunzangError):
+    """Bad account input (name taken, password too short, wrong password, unknown token …)."""
+
+    code = "account"
+
+
+def username_key(username: str) -> str:
+    """The form two names must not share: NFKC (full-width → half-width), then case-folded."""
+    return unicodedata.normalize("NFKC", username).casefold()
+
+
+def validate_username(username: str) -> str:
+    """The name, stripped, or an :class:`AccountError` saying what is wrong with it."""
+    name = unicodedata.normalize("NFC", username.strip())
+    if not USERNAME_MIN <= len(name) <= USERNAME_MAX:
+        raise AccountError(
+            Message(
+                f"用户名须为 {USERNAME_MIN}–{USERNAME_MAX} 个字符",
+                f"a user name has {USERNAME_MIN} to {USERNAME_MAX} characters",
+            )
+        )
+    if not _USERNAME.match(name):
+        raise AccountError(
+            Message(
+                "用户名只能包含字母、数字、汉字、下划线和连字符",
+                "a user name may contain only letters, digits, CJK characters, '_' and '-'",
+            )
+        )
+    return name
+
+
+def validate_password(password: str) -> None:
+    if len(password) < PASSWORD_MIN:
+        raise AccountError(
+            Message(f"密码至少需要 {PASSWORD_MIN} 个字符", f"a password needs at least {PASSWORD_MIN} characters")
+        )
+    if len(password) > PASSWORD_MAX:
+        raise AccountError(
+            Message(f"密码最多 {PASSWORD_MAX} 个字符", f"a password has at most {PASSWORD_MAX} characters")
+        )
+
+
+def validate_role(role: str) -> str:
+    if role not in ROLES:
+        raise AccountError(
+            Message(
+                f"没有这个角色：{role}（可选：{'、'.join(ROLES)}）",
+                f"no such role: {role} (choose one of {', '.join(ROLES)})",
+            )
+        )
+    return role
+
+
+def _hash(password: str, hash_method: str | None) -> str:
+    return generate_password_hash(password, method=hash_method) if hash_method else generate_password_hash(password)
+
+
+def get_user_by_name(*, session: Session, username: str) -> User | None:
+    """The user whose name matches ``username`` ignoring case and width, or None."""
+    return session.exec(select(User).where(User.username_key == username_key(username.strip()))).first()
+
+
+def require_user(*, session: Session, username: str) -> User:
+    """Like :func:`get_user_by_name`, but an unknown name is an :class:`AccountError`."""
+    user = get_user_by_name(session=session, username=username)
+    if user is None:
+        raise AccountError(Message(f"没有这个用户：{username}", f"no such user: {username}"))
+    return user
+
+
+def create_user(
+    *,
+    session: Session,
+    username: str,
+    password: str,
+    role: str = "user",
+    now: datetime,
+    hash_method: str | None = None,
+) -> User:
+    """Register a user; a taken name (ignoring case and width) is a clear error."""
+    name = validate_username(username)
+    validate_password(password)
+    validate_role(role)
+    key = username_key(name)
+    taken = AccountError(Message(f"用户名“{name}”已被使用", f"the user name {name!r} is taken"))
+    if session.exec(select(User.id).where(User.username_key == key)).first() is not None:
+        raise taken
+    user = User(
+        username=name,
+        username_key=key,
+        password_hash=_hash(password, hash_method),
+        role=role,
+        created_at=now,
+    )
+    try:
+        # A savepoint: two sign-ups racing for one name leave the caller's transaction usable.
+        with session.begin_nested():
+            session.add(user)
+    except IntegrityError as error:
+        raise taken from error
+    return user
+
+
+def authenticate(*, session: Session, username: str, password: str, hash_method: str | None = None) -> User | None:
+    """The user when name and password match, else None (same cost whether or not the name exists).
+
+    ``hash_method`` is the method new hashes use: an unknown name is checked against a dummy
+    hash of that method, so it takes as long as a wrong password.
+    """
+    user = get_user_by_name(session=session, username=username)
+    if user is None:
+        method = hash_method or "scrypt"
+        if method not in _DUMMY_HASHES:
+            _DUMMY_HASHES[method] = generate_password_hash("not a password", method=method)
+        check_password_hash(_DUMMY_HASHES[method], password)
+        return None
+    return user if check_password_hash(user.password_hash, password) else None
+
+
+def change_password(
+    *, session: Session, user: User, old_password: str, new_password: str, hash_method: str | None = None
+) -> User:
+    """Set a new password after checking the old one; every other session is signed out."""
+    if not check_password_hash(user.password_hash, old_password):
+        raise AccountError(Message("原密码不正确", "the current password is wrong"))
+    validate_password(new_password)
+    user.password_hash = _hash(new_password, hash_method)
+    user.auth_version += 1
+    session.add(user)
+    session.flush()
+    return user
+
+
+def set_password(*, session: Session, user: User, password: str, hash_method: str | None = None) -> User:
+    """Set a password without the old one (the command line, run by the site's operator)."""
+    validate_password(password)
+    user.password_hash = _hash(password, hash_method)
+    user.auth_version += 1
+    session.add(user)
+    session.flush()
+    return user
+
+
+def set_role(*, session: Session, user: User, role: str) -> User:
+    user.role = validate_role(role)
+    session.add(user)
+    session.flush()
+    return user
+
+
+def set_lists_public(*, session: Session, user: User, public: bool) -> User:
+    user.lists_public = public
+    session.add(user)
+    session.flush()
+    return user
+
+
+def list_users(*, session: Session) -> list[User]:
+    return list(session.exec(select(User).order_by(User.username_key)))
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def issue_token(*, session: Session, user: User, name: str = "", now: datetime) -> tuple[ApiToken, str]:
+    """A new API token for ``user``: the row (hash only) and the plaintext, to be shown once."""
+    label = name.strip()
+    if len(label) > TOKEN_NAME_MAX:
+        raise AccountError(
+            Message(f"令牌名称最多 {TOKEN_NAME_MAX} 个字符", f"a token name has at most {TOKEN_NAME_MAX} characters")
+        )
+    assert user.id is not None
+    plaintext = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token = ApiToken(
+        user_id=user.id,
+        name=label,
+        token_hash=token_hash(plaintext),
+        prefix=plaintext[:TOKEN_LABEL_CHARS],
+        created_at=now,
+    )
+    session.add(token)
+    session.flush()
+    return token, plaintext
+
+
+def list_tokens(*, session: Session, user: User) -> list[ApiToken]:
+    """The user's tokens, newest first, revoked ones included (they show as revoked)."""
+    statement = select(ApiToken).where(ApiToken.user_id == user.id).order_by(ApiToken.id.desc())  # type: ignore[union-attr]
+    return list(session.exec(statement))
+
+
+def revoke_token(*, session: Session, user: User, token_id: int, now: datetime) -> ApiToken:
+    """Revoke one of ``user``'s tokens; someone else's token is 'not found', never touched."""
+    token = session.get(ApiToken, token_id)
+    if token is None or token.user_id != user.id:
+        raise AccountError(Message("没有这个令牌", "no such token"))
+    if token.revoked_at is None:
+        token.revoked_at = now
+        session.add(token)
+        session.flush()
+    return token
+
+
+def user_for_token(*, session: Session, token: str, now: datetime) -> User | None:
+    """The owner of a live token (and note when it was used), or None for an unknown/revoked one."""
+    token = token.strip()
+    if not token.startswith(TOKEN_PREFIX):
+        return None
+    row = session.exec(select(ApiToken).where(ApiToken.token_hash == token_hash(token))).first()
+    if row is None or row.revoked_at is not None:
+        return None
+    row.last_used_at = now
+    session.add(row)
+    session.flush()
+    return session.get(User, row.user_id)

@@ -1,0 +1,57 @@
+"""Collections (issue 6): items, the ledger, CSV import/export, wants and haves, views, saved decks.
+
+Quantities change only through :mod:`catalog.collection.ledger`; every other module here goes
+through it. The modules, split along the domain:
+
+- ``grades``: condition / language / finish vocabularies and their aliases;
+- ``items``: one item by set + number (what the API calls);
+- ``ledger``: ``adjust`` (one item), bulk changes, booster openings, ``check_ledger``;
+- ``resolve``: set + number / name → printing, in bulk;
+- ``csvio`` / ``imports``: reading, importing, undoing and exporting CSV files;
+- ``wants``: want list, have list, the keep-N rule;
+- ``views``: totals, set completion, the item list, history;
+- ``decks``: saved decks and what the collection covers of them.
+"""
+
+from catalog.collection.csvio import CollectionFileError, CsvProblem, export_collection
+from catalog.collection.grades import BadGrade, ItemGrade
+from catalog.collection.imports import ImportReport, import_collection, undo_import
+from catalog.collection.items import ItemResult, change_for_trade, change_item
+from catalog.collection.ledger import (
+    BadTradeQuantity,
+    ItemChange,
+    NegativeQuantity,
+    add_opening,
+    adjust,
+    check_ledger,
+    set_for_trade,
+    set_note,
+)
+from catalog.collection.resolve import UnknownPrinting, find_printing
+from catalog.collection.users import UnknownUser, find_user
+
+__all__ = [
+    "BadGrade",
+    "BadTradeQuantity",
+    "CollectionFileError",
+    "CsvProblem",
+    "ImportReport",
+    "ItemChange",
+    "ItemGrade",
+    "ItemResult",
+    "NegativeQuantity",
+    "UnknownPrinting",
+    "UnknownUser",
+    "add_opening",
+    "adjust",
+    "change_for_trade",
+    "change_item",
+    "check_ledger",
+    "export_collection",
+    "find_printing",
+    "find_user",
+    "import_collection",
+    "set_for_trade",
+    "set_note",
+    "undo_import",
+]

@@ -1,0 +1,226 @@
+"""Finding printings from what people write: set code (or set name), collector number, card name.
+
+:class:`PrintingIndex` answers many lookups with a few bulk queries (a 100,000-row CSV must not
+cost 100,000 queries); :func:`find_printing` is the one-off form the API uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlmodel import Session
+
+from catalog.collection.tables import CARD, GAME, PRINTING, SET
+from catalog.errors import LunzangError, Message
+from catalog.models import Card, Game
+from catalog.text import fold
+
+
+class UnknownPrinting(LunzangError):
+    """The set, number or name names no printing (or several)."""
+
+    code = "unknown_printing"
+
+    def __init__(self, message: Message, column: str = "number") -> None:
+        super().__init__(message)
+        self.column = column
+
+
+@dataclass(frozen=True)
+class SetInfo:
+    id: int
+    game: str
+    code: str
+    name: str
+
+
+@dataclass(frozen=True)
+class PrintingInfo:
+    id: int
+    card_id: int
+    set: SetInfo
+    number: str
+    name: str
+    rarity: str
+
+
+class PrintingIndex:
+    """The sets of every game, and the printings of the sets/cards asked for, in memory."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        games = dict(session.execute(select(GAME.id, GAME.slug)).all())
+        self.sets: dict[int, SetInfo] = {}
+        self.by_code: dict[str, list[SetInfo]] = {}
+        self.by_set_name: dict[str, list[SetInfo]] = {}
+        for set_id, game_id, code, code_key, name in session.execute(
+            select(SET.id, SET.game_id, SET.code, SET.code_key, SET.name)
+        ):
+            info = SetInfo(set_id, games[game_id], code, name)
+            self.sets[set_id] = info
+            self.by_code.setdefault(code_key, []).append(info)
+            self.by_set_name.setdefault(fold(name), []).append(info)
+        self.numbers: dict[tuple[int, str], PrintingInfo] = {}
+        self.in_set_by_name: dict[tuple[int, str], list[PrintingInfo]] = {}
+        self.by_card_name: dict[str, list[PrintingInfo]] = {}
+        self._loaded_sets: set[int] = set()
+        self._set_memo: dict[tuple[str, str | None], list[SetInfo]] = {}
+
+    def ambiguous_codes(self) -> set[str]:
+        """Set codes that more than one game uses (an export then adds a ``game`` column)."""
+        return {infos[0].code for infos in self.by_code.values() if len({i.game for i in infos}) > 1}
+
+    def find_sets(self, text: str, game: str | None = None) -> list[SetInfo]:
+        """Sets whose code (or else name) folds to ``text``, in ``game`` if given (memoised:
+        a large file names the same few sets on every row)."""
+        memo = self._set_memo.get((text, game))
+        if memo is not None:
+            return memo
+        key = fold(text)
+        found = self.by_code.get(key) or self.by_set_name.get(key) or []
+        memo = self._set_memo[(text, game)] = [s for s in found if game is None or s.game == game]
+        return memo
+
+    def load_sets(self, set_ids: Iterable[int]) -> None:
+        """Load the printings of these sets (one query; sets already loaded are skipped)."""
+        wanted = [i for i in set(set_ids) if i not in self._loaded_sets]
+        if not wanted:
+            return
+        self._loaded_sets.update(wanted)
+        query = (
+            select(
+                PRINTING.id,
+                PRINTING.card_id,
+                PRINTING.set_id,
+                PRINTING.number,
+                PRINTING.number_key,
+                PRINTING.rarity,
+                CARD.name,
+                CARD.name_key,
+            )
+            .join(Card, CARD.id == PRINTING.card_id)
+            .where(PRINTING.set_id.in_(wanted))
+        )
+        self._add(self.session.execute(query))
+
+    def load_names(self, names: Iterable[str]) -> None:
+        """Load every printing of the cards with these (folded) names."""
+        keys = sorted({fold(n) for n in names} - set(self.by_card_name))
+        for start in range(0, len(keys), 900):
+            chunk = keys[start : start + 900]
+            query = (
+                select(
+                    PRINTING.id,
+                    PRINTING.card_id,
+                    PRINTING.set_id,
+                    PRINTING.number,
+                    PRINTING.number_key,
+                    PRINTING.rarity,
+                    CARD.name,
+                    CARD.name_key,
+                )
+                .join(Card, CARD.id == PRINTING.card_id)
+                .where(CARD.name_key.in_(chunk))
+            )
+            for key in chunk:
+                self.by_card_name.setdefault(key, [])
+            self._add(self.session.execute(query), only_names=True)
+
+    def _add(self, rows: Iterable[tuple[int, int, int, str, str, str, str, str]], only_names: bool = False) -> None:
+        for pid, card_id, set_id, number, number_key, rarity, name, name_key in rows:
+            info = PrintingInfo(pid, card_id, self.sets[set_id], number, name, rarity)
+            if only_names:
+                self.by_card_name.setdefault(name_key, []).append(info)
+                continue
+            self.numbers[(set_id, number_key)] = info
+            self.in_set_by_name.setdefault((set_id, name_key), []).append(info)
+
+    def resolve(self, *, set_text: str, number: str, name: str, game: str | None = None) -> PrintingInfo:
+        """The one printing the cells name, or :class:`UnknownPrinting` with the column at fault.
+
+        Call :meth:`load_sets` / :meth:`load_names` first for the sets and names involved.
+        """
+        if set_text:
+            sets = self.find_sets(set_text, game)
+            if not sets:
+                raise UnknownPrinting(Message(f"未知的系列「{set_text}」", f"unknown set '{set_text}'"), "set")
+            if len(sets) > 1:
+                games = "、".join(s.game for s in sets)
+                raise UnknownPrinting(
+                    Message(
+                        f"系列「{set_text}」在多个游戏中都有（{games}）：请加一列 game",
+                        f"set '{set_text}' exists in several games ({games}): add a game column",
+                    ),
+                    "set",
+                )
+            card_set = sets[0]
+            self.load_sets([card_set.id])
+            if number:
+                found = self.numbers.get((card_set.id, fold(number)))
+                if found is None:
+                    raise UnknownPrinting(
+                        Message(
+                            f"系列 {card_set.code} 中没有编号 {number}", f"set {card_set.code} has no number {number}"
+                        )
+                    )
+                if name and fold(name) != fold(found.name):
+                    raise UnknownPrinting(
+                        Message(
+                            f"{card_set.code} {found.number} 是「{found.name}」，不是「{name}」",
+                            f"{card_set.code} {found.number} is '{found.name}', not '{name}'",
+                        ),
+                        "name",
+                    )
+                return found
+            if not name:
+                raise UnknownPrinting(Message("请填写编号或卡名", "give a number or a name"), "number")
+            hits = self.in_set_by_name.get((card_set.id, fold(name)), [])
+            if len(hits) == 1:
+                return hits[0]
+            if not hits:
+                raise UnknownPrinting(
+                    Message(f"系列 {card_set.code} 中没有卡牌「{name}」", f"set {card_set.code} has no card '{name}'"),
+                    "name",
+                )
+            numbers = "、".join(h.number for h in hits)
+            raise UnknownPrinting(
+                Message(
+                    f"系列 {card_set.code} 中「{name}」有多个编号（{numbers}）：请填写编号",
+                    f"'{name}' has several numbers in {card_set.code} ({numbers}): give the number",
+                ),
+                "number",
+            )
+        if not name:
+            raise UnknownPrinting(Message("请填写系列和编号，或卡名", "give set and number, or a name"), "set")
+        self.load_names([name])
+        hits = [h for h in self.by_card_name.get(fold(name), []) if game is None or h.set.game == game]
+        if len(hits) == 1:
+            return hits[0]
+        if not hits:
+            raise UnknownPrinting(Message(f"没有名为「{name}」的卡牌", f"no card named '{name}'"), "name")
+        where = "、".join(f"{h.set.code} {h.number}" for h in hits[:6])
+        raise UnknownPrinting(
+            Message(
+                f"「{name}」有多个印刷（{where}）：请填写系列",
+                f"'{name}' has several printings ({where}): give the set",
+            ),
+            "set",
+        )
+
+
+def find_printing(*, session: Session, set_code: str, number: str, game: str | None = None) -> PrintingInfo:
+    """The printing with this set code and collector number (folded), or :class:`UnknownPrinting`."""
+    return PrintingIndex(session).resolve(set_text=set_code.strip(), number=number.strip(), name="", game=game)
+
+
+def find_card(*, session: Session, game: str, name: str) -> int:
+    """The id of the card of ``game`` (slug) named ``name`` (folded: script, width, case), or
+    :class:`UnknownPrinting` (column ``name``)."""
+    found = session.scalars(
+        select(CARD.id).join(Game, GAME.id == CARD.game_id).where(GAME.slug == game, CARD.name_key == fold(name))
+    ).all()
+    if len(found) != 1:
+        raise UnknownPrinting(Message(f"没有名为「{name}」的卡牌", f"no card named '{name}'"), "name")
+    return found[0]

@@ -1,0 +1,242 @@
+"""Want lists and have lists (issue 6 §5), and the "keep N per rarity" rule for trade extras."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlmodel import Session
+
+from catalog.collection.grades import CONDITIONS, ItemGrade, condition_rank
+from catalog.collection.ledger import Key, lock_items, plan_targets, write_changes
+from catalog.collection.tables import CARD, GAME, ITEM, PRINTING, SET, WANT
+from catalog.errors import LunzangError, Message
+from catalog.models import Card, CardSet, Game, Printing
+from catalog.user_models import CollectionItem, User, WantItem
+
+
+class WantError(LunzangError):
+    code = "bad_request"
+
+
+class NotFound(LunzangError):
+    code = "not_found"
+
+
+@dataclass(frozen=True)
+class WantRow:
+    id: int
+    card_id: int
+    name: str
+    game: str
+    printing_id: int | None
+    set: str | None
+    number: str | None
+    quantity: int
+    min_condition: str
+    owned: int  # copies of the card (any printing, any grade) the user already has
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class HaveRow:
+    printing_id: int
+    name: str
+    game: str
+    set: str
+    number: str
+    rarity: str
+    grade: ItemGrade
+    quantity: int
+    for_trade: int
+
+    def to_json(self) -> dict[str, Any]:
+        data = {k: v for k, v in self.__dict__.items() if k != "grade"}
+        return {**data, "condition": self.grade.condition, "language": self.grade.language, "finish": self.grade.finish}
+
+
+def set_want(
+    *,
+    session: Session,
+    user_id: int,
+    card_id: int,
+    printing_id: int | None = None,
+    quantity: int = 1,
+    min_condition: str = "MP",
+    now: datetime,
+) -> WantItem | None:
+    """Want ``quantity`` copies of a card (any printing) or of one printing; 0 removes the want.
+
+    One want per (card, printing): setting it again replaces the quantity and condition.
+    """
+    if min_condition not in CONDITIONS:
+        raise WantError(Message(f"未知的品相「{min_condition}」", f"unknown condition '{min_condition}'"))
+    if quantity < 0 or quantity > 1000:
+        raise WantError(Message("想要的数量必须在 0 到 1000 之间", "the wanted quantity must be from 0 to 1000"))
+    if session.get(Card, card_id) is None:
+        raise NotFound(Message("没有这张卡牌", "no such card"))
+    if printing_id is not None:
+        printing = session.get(Printing, printing_id)
+        if printing is None or printing.card_id != card_id:
+            raise NotFound(Message("这张卡牌没有这个印刷", "no such printing of this card"))
+    existing = session.scalars(
+        select(WantItem).where(
+            WANT.user_id == user_id,
+            WANT.card_id == card_id,
+            WANT.printing_id == printing_id if printing_id is not None else WANT.printing_id.is_(None),
+        )
+    ).first()
+    if quantity == 0:
+        if existing is not None:
+            session.delete(existing)
+            session.flush()
+        return None
+    if existing is None:
+        existing = WantItem(user_id=user_id, card_id=card_id, printing_id=printing_id, updated_at=now)
+    existing.quantity, existing.min_condition, existing.updated_at = quantity, min_condition, now
+    session.add(existing)
+    session.flush()
+    return existing
+
+
+def remove_want(*, session: Session, user_id: int, want_id: int) -> None:
+    """Delete one of the user's wants (another user's id → :class:`NotFound`)."""
+    want = session.get(WantItem, want_id)
+    if want is None or want.user_id != user_id:
+        raise NotFound(Message("没有这条想要记录", "no such want"))
+    session.delete(want)
+    session.flush()
+
+
+def owned_by_card(session: Session, user_id: int, card_ids: list[int] | None = None) -> dict[int, int]:
+    """Copies owned per card (all printings and grades)."""
+    from sqlalchemy import func
+
+    query = (
+        select(PRINTING.card_id, func.sum(ITEM.quantity))
+        .join(Printing, PRINTING.id == ITEM.printing_id)
+        .where(ITEM.user_id == user_id, ITEM.quantity > 0)
+        .group_by(PRINTING.card_id)
+    )
+    if card_ids is not None:
+        query = query.where(PRINTING.card_id.in_(card_ids))
+    return {card_id: int(total) for card_id, total in session.execute(query)}
+
+
+def list_wants(*, session: Session, user_id: int) -> list[WantRow]:
+    """The user's want list, by game then card name, with how many they already own."""
+    rows = session.execute(
+        select(WantItem, CARD.name, GAME.slug)
+        .join(Card, CARD.id == WANT.card_id)
+        .join(Game, GAME.id == CARD.game_id)
+        .where(WANT.user_id == user_id)
+        .order_by(GAME.slug, CARD.name, WANT.id)
+    ).all()
+    printing_ids = [w.printing_id for w, _, _ in rows if w.printing_id is not None]
+    where: dict[int, tuple[str, str]] = {}
+    if printing_ids:
+        where = {
+            pid: (code, number)
+            for pid, code, number in session.execute(
+                select(PRINTING.id, SET.code, PRINTING.number)
+                .join(CardSet, SET.id == PRINTING.set_id)
+                .where(PRINTING.id.in_(printing_ids))
+            )
+        }
+    owned = owned_by_card(session, user_id, [w.card_id for w, _, _ in rows])
+    out = []
+    for want, name, game in rows:
+        assert want.id is not None
+        code, number = where.get(want.printing_id, (None, None)) if want.printing_id else (None, None)
+        out.append(
+            WantRow(
+                want.id,
+                want.card_id,
+                name,
+                game,
+                want.printing_id,
+                code,
+                number,
+                want.quantity,
+                want.min_condition,
+                owned.get(want.card_id, 0),
+            )
+        )
+    return out
+
+
+def have_list(*, session: Session, user_id: int) -> list[HaveRow]:
+    """Items the user offers for trade (for_trade > 0), by game, set and number."""
+    rows = session.execute(
+        select(CollectionItem, CARD.name, GAME.slug, SET.code, PRINTING.number, PRINTING.rarity)
+        .join(Printing, PRINTING.id == ITEM.printing_id)
+        .join(Card, CARD.id == PRINTING.card_id)
+        .join(CardSet, SET.id == PRINTING.set_id)
+        .join(Game, GAME.id == SET.game_id)
+        .where(ITEM.user_id == user_id, ITEM.for_trade > 0)
+        .order_by(GAME.slug, SET.position, PRINTING.number)
+    )
+    return [
+        HaveRow(
+            item.printing_id,
+            name,
+            game,
+            code,
+            number,
+            rarity,
+            ItemGrade(item.condition, item.language, item.finish),
+            item.quantity,
+            item.for_trade,
+        )
+        for item, name, game, code, number, rarity in rows
+    ]
+
+
+def mark_extras_for_trade(*, session: Session, user_id: int, game: str, keep: dict[str, int], now: datetime) -> int:
+    """Keep ``keep[rarity]`` copies of each printing of ``game`` and offer the rest for trade.
+
+    Per printing: for trade = max(0, copies over all grades − keep), taken from the worst
+    condition first (those are the copies one trades away). Rarities not in ``keep`` are left
+    as they are. The rule is saved in ``USER.keep_rules[game]``. Returns the items changed.
+    """
+    if any(not isinstance(n, int) or n < 0 for n in keep.values()):
+        raise WantError(Message("保留数量必须是非负整数", "keep counts must be non-negative whole numbers"))
+    user = session.get(User, user_id)
+    if user is None:
+        raise NotFound(Message("没有这个用户", "no such user"))
+    rules = dict(user.keep_rules or {})
+    rules[game] = dict(keep)
+    user.keep_rules = rules
+    session.add(user)
+    session.flush()  # also the first write of the transaction: the lock lock_items relies on (SQLite)
+    current = lock_items(session, user_id)
+    rarity_of = {
+        pid: rarity
+        for pid, rarity in session.execute(
+            select(PRINTING.id, PRINTING.rarity)
+            .join(CardSet, SET.id == PRINTING.set_id)
+            .join(Game, GAME.id == SET.game_id)
+            .where(GAME.slug == game, PRINTING.id.in_({k[0] for k in current}))
+        )
+    }
+    by_printing: dict[int, list[Key]] = {}
+    for key in current:
+        if rarity_of.get(key[0]) in keep:
+            by_printing.setdefault(key[0], []).append(key)
+    targets: dict[Key, tuple[int, int]] = {}
+    for pid, keys in by_printing.items():
+        keys.sort(key=lambda k: (-condition_rank(k[1].condition), k[1]))  # worst first
+        extra = max(0, sum(current[k].quantity for k in keys) - keep[rarity_of[pid]])
+        for key in keys:
+            share = min(extra, current[key].quantity)
+            targets[key] = (current[key].quantity, share)
+            extra -= share
+    changes = plan_targets(current, targets)
+    write_changes(
+        session=session, user_id=user_id, current=current, changes=changes, reason="manual", ref="keep rule", now=now
+    )
+    return len(changes)

@@ -1,0 +1,136 @@
+"""Collection CSV import (``make bench BENCH_ARGS="-k collection"``): 100,000 rows, SQLite and PostgreSQL.
+
+A synthetic catalogue of ``BENCH_PRINTINGS`` printings (default 100,000) is imported first
+(not timed); then a ``BENCH_ROWS``-row collection CSV (default 100,000: every printing once
+in a random grade, 2 % of rows repeated so the merge has work) is imported as a dry run, for
+real (mode add, into an empty collection), exported, re-imported in replace mode (no change),
+and the first import undone. Target: ≤ 10 s for the import on SQLite. Prints figures, asserts
+only the results (timings depend on the machine). PostgreSQL runs when ``BENCH_POSTGRES_URL``
+answers; its database is ``BENCH_COLLECTION_DATABASE`` (default ``lunzang_bench_collection``),
+whose schema is rebuilt.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.engine import Engine, make_url
+from sqlmodel import Session
+
+from catalog import db as catalog_db
+from catalog.collection import export_collection, import_collection, undo_import
+from catalog.collection.grades import CONDITIONS, LANGUAGES
+from catalog.ingest import import_catalogue
+from catalog.models import CardSet, Printing
+from catalog.synth import write_synthetic_catalogue
+from catalog.user_models import User
+
+PRINTINGS = int(os.environ.get("BENCH_PRINTINGS", "100000"))
+ROWS = int(os.environ.get("BENCH_ROWS", "100000"))
+SERVER_URL = os.environ.get("BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+DATABASE = os.environ.get("BENCH_COLLECTION_DATABASE", "lunzang_bench_collection")
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def catalogue(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_synthetic_catalogue(tmp_path_factory.mktemp("synth"), printings=PRINTINGS, seed=1)
+
+
+def _postgres() -> Engine | None:
+    try:
+        server = catalog_db.make_engine(SERVER_URL, isolation_level="AUTOCOMMIT")
+        catalog_db.check_connection(server)
+        with server.connect() as connection:
+            exists = connection.exec_driver_sql("SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE,)).first()
+            if not exists:
+                connection.exec_driver_sql(f"CREATE DATABASE {DATABASE} TEMPLATE template0 ENCODING 'UTF8'")
+        server.dispose()
+        url = make_url(SERVER_URL).set(database=DATABASE).render_as_string(hide_password=False)
+        engine = catalog_db.make_engine(url)
+        with engine.begin() as connection:
+            connection.exec_driver_sql("DROP SCHEMA public CASCADE")
+            connection.exec_driver_sql("CREATE SCHEMA public")
+        return engine
+    except Exception as error:
+        print(f"PostgreSQL skipped: {error}")
+        return None
+
+
+def _csv(engine: Engine) -> bytes:
+    with Session(engine) as session:
+        pairs = session.execute(
+            select(CardSet.code, Printing.number).join(CardSet, CardSet.id == Printing.set_id).order_by(Printing.id)
+        ).all()
+    rng = random.Random(6)
+    lines = ["set,number,name,quantity,condition,language,finish,for_trade"]
+    chosen = [pairs[i % len(pairs)] for i in range(ROWS)]
+    for index, (code, number) in enumerate(chosen):
+        if index % 50 == 49:  # a repeat of the previous row: merged
+            lines.append(lines[-1])
+            continue
+        quantity = rng.randint(1, 4)
+        condition = rng.choice(CONDITIONS[:3])
+        language = rng.choice(LANGUAGES)
+        finish = "闪" if rng.random() < 0.1 else "普通"
+        lines.append(f"{code},{number},,{quantity},{condition},{language},{finish},{rng.randint(0, 1)}")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _timed(engine: Engine, run) -> tuple[float, object]:  # type: ignore[no-untyped-def]
+    started = time.perf_counter()
+    with catalog_db.transaction(engine) as session:
+        result = run(session)
+    return time.perf_counter() - started, result
+
+
+def test_collection_import_throughput(catalogue: Path, tmp_path: Path) -> None:
+    engines = [("SQLite", catalog_db.make_engine(f"sqlite:///{tmp_path / 'bench.sqlite3'}"))]
+    postgres = _postgres()
+    if postgres is not None:
+        engines.append(("PostgreSQL", postgres))
+    report_lines = [f"\ncollection CSV of {ROWS:,} rows over {PRINTINGS:,} printings:"]
+    for label, engine in engines:
+        catalog_db.upgrade(engine)
+        with catalog_db.transaction(engine) as session:
+            import_catalogue(session=session, paths=[catalogue])
+            session.add(User(username="bench", username_key="bench", password_hash="-", created_at=NOW))
+        with Session(engine) as session:
+            user_id = session.scalars(select(User.id)).one()
+        data = _csv(engine)
+
+        def importing(mode: str, dry_run: bool, payload: bytes = data, user_id: int = user_id):  # type: ignore[no-untyped-def]
+            return lambda session: import_collection(
+                session=session, user_id=user_id, data=payload, mode=mode, dry_run=dry_run, now=NOW
+            )
+
+        dry, dry_report = _timed(engine, importing("add", True))
+        real, real_report = _timed(engine, importing("add", False))
+        assert dry_report.lines_added == real_report.lines_added > 0  # type: ignore[attr-defined]
+        started = time.perf_counter()
+        with Session(engine) as session:
+            exported = export_collection(session=session, user_id=user_id).encode()
+        export = time.perf_counter() - started
+        replace, replace_report = _timed(engine, importing("replace", False, exported))
+        assert not replace_report.changed  # type: ignore[attr-defined]
+        import_id = real_report.import_id  # type: ignore[attr-defined]
+        undo, changes = _timed(
+            engine,
+            lambda session, user_id=user_id, import_id=import_id: undo_import(
+                session=session, user_id=user_id, import_id=import_id, now=NOW
+            ),
+        )
+        report_lines.append(
+            f"  {label}: dry run {dry:.2f} s, import {real:.2f} s (target ≤ 10 s on SQLite; "
+            f"{real_report.rows:,} rows, {real_report.merged:,} merged, {real_report.lines_added:,} items), "  # type: ignore[attr-defined]
+            f"export {export:.2f} s ({len(exported) / 1e6:.1f} MB), replace with the export {replace:.2f} s "
+            f"(no change), undo {undo:.2f} s ({len(changes):,} items)"  # type: ignore[arg-type]
+        )
+        engine.dispose()
+    print("\n".join(report_lines))

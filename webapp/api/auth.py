@@ -1,0 +1,101 @@
+"""Who is calling the API: ``Authorization: Bearer <token>``, or the signed-in session for reads.
+
+Writes through the API need a bearer token: the API is exempt from CSRF, so a session cookie
+(which a browser attaches to cross-site requests) must never authorise a write here (DESIGN §8).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from flask import g, jsonify, request
+from flask_login import current_user
+
+from catalog.accounts import user_for_token
+from catalog.user_models import User
+from webapp.api import ApiError, bp
+from webapp.api.openapi import PATHS, SCHEMAS, SECURITY_SCHEMES
+from webapp.auth import utcnow
+from webapp.db import get_session
+
+SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+
+
+def _unauthorized(message: str, message_en: str) -> ApiError:
+    return ApiError(401, "unauthorized", message, message_en)
+
+
+def api_user() -> User:
+    """The calling user, or a 401 ``ApiError`` (bad or revoked token, or nobody signed in)."""
+    if "api_user" in g:
+        return g.api_user  # type: ignore[no-any-return]
+    header = request.headers.get("Authorization", "")
+    if header:
+        scheme, _sep, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise _unauthorized(
+                "Authorization 请求头应为“Bearer 令牌”", "the Authorization header must be 'Bearer <token>'"
+            )
+        user = user_for_token(session=get_session(), token=token, now=utcnow())
+        if user is None:
+            raise _unauthorized("API 令牌无效或已被吊销", "the API token is unknown or revoked")
+    elif request.method in SAFE_METHODS and current_user.is_authenticated:
+        user = current_user  # type: ignore[assignment]
+    else:
+        raise _unauthorized(
+            "需要 API 令牌：在请求头中加入 Authorization: Bearer 令牌（在“我的账号”页面创建）",
+            "an API token is needed: send Authorization: Bearer <token> (create one on your account page)",
+        )
+    g.api_user = user
+    return user
+
+
+def require_api_user(view: Callable[..., Any]) -> Callable[..., Any]:
+    """Refuse the request with 401 unless :func:`api_user` finds the caller."""
+
+    @wraps(view)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        api_user()
+        return view(*args, **kwargs)
+
+    return wrapper
+
+
+@bp.get("/me")
+@require_api_user
+def me() -> Any:
+    user = api_user()
+    return jsonify({"username": user.username, "role": user.role})
+
+
+SECURITY_SCHEMES["bearerAuth"] = {
+    "type": "http",
+    "scheme": "bearer",
+    "description": "API 令牌（在“我的账号”页面创建，以 lz_ 开头）。GET 请求也接受已登录网页会话。",
+}
+SCHEMAS["Me"] = {
+    "type": "object",
+    "required": ["username", "role"],
+    "properties": {
+        "username": {"type": "string"},
+        "role": {"type": "string", "enum": ["user", "organizer", "admin"]},
+    },
+}
+PATHS["/me"] = {
+    "get": {
+        "summary": "The calling user (who the token or the session belongs to)",
+        "security": [{"bearerAuth": []}],
+        "responses": {
+            "200": {
+                "description": "The user",
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Me"}}},
+            },
+            "401": {
+                "description": "No token, or an unknown or revoked one",
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+            },
+        },
+    }
+}

@@ -1,0 +1,216 @@
+"""Thin views over catalog.accounts: register, sign in/out, the account page.
+
+Sign-in is rate-limited (DESIGN §10). Only *failed* attempts count, so a user who types the
+password right is never locked out by their own successes, while a guesser gets:
+- 5 failures a minute for one user name from one address (someone mistyping, or a targeted guess),
+- 20 failures a minute from one address whatever the names (spraying many accounts).
+The window is a moving one: the 6th failure within any 60 seconds is refused with 429, even
+when that attempt carries the right password. Registration: 10 new accounts an hour per address.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from flask import abort, flash, g, make_response, redirect, render_template, request, url_for
+from flask_babel import get_locale
+from flask_babel import gettext as _
+from flask_login import current_user, login_required, login_user, logout_user
+
+from catalog import accounts
+from catalog.errors import LunzangError
+from catalog.user_models import User
+from webapp.auth import bp, hash_method, utcnow
+from webapp.auth.forms import ChangePasswordForm, ConfirmForm, ListsPublicForm, LoginForm, RegisterForm, TokenForm
+from webapp.db import get_session
+from webapp.extensions import client_address, limiter
+
+SIGN_IN_PER_NAME = "5 per minute"
+SIGN_IN_PER_ADDRESS = "20 per minute"
+REGISTER_PER_ADDRESS = "10 per hour"
+
+
+def localized(error: LunzangError) -> str:
+    """A domain error's message in the interface language."""
+    return error.message.en if str(get_locale()) == "en" else error.message.zh
+
+
+def role_names() -> dict[str, str]:
+    return {"user": _("普通用户"), "organizer": _("组织者"), "admin": _("管理员")}
+
+
+def safe_next(target: str | None) -> str | None:
+    """``target`` when it is a path on this site, else None (no open redirect)."""
+    if not target or not target.startswith("/") or target.startswith(("//", "/\\")):
+        return None
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or any(ch in target for ch in "\r\n\\"):
+        return None
+    return target
+
+
+def _sign_in_key() -> str:
+    return f"{client_address()}|{accounts.username_key(request.form.get('username', '').strip())}"
+
+
+def _sign_in_failed(_response: Any) -> bool:
+    return bool(g.get("sign_in_failed"))
+
+
+def _registered(_response: Any) -> bool:
+    return bool(g.get("registered"))
+
+
+@bp.route("/login", methods=["GET", "POST"])
+@limiter.limit(SIGN_IN_PER_NAME, key_func=_sign_in_key, methods=["POST"], deduct_when=_sign_in_failed)
+@limiter.limit(SIGN_IN_PER_ADDRESS, key_func=client_address, methods=["POST"], deduct_when=_sign_in_failed)
+def login() -> Any:
+    form = LoginForm()
+    target = safe_next(request.values.get("next"))
+    if request.method == "GET" and current_user.is_authenticated:
+        return redirect(target or url_for("cards.home"))
+    error = None
+    if form.validate_on_submit():
+        user = accounts.authenticate(
+            session=get_session(),
+            username=form.username.data or "",
+            password=form.password.data or "",
+            hash_method=hash_method(),
+        )
+        if user is None:
+            g.sign_in_failed = True
+            error = _("用户名或密码不正确")
+        else:
+            login_user(user, remember=bool(form.remember.data))
+            flash(_("欢迎回来，%(name)s", name=user.username))
+            return redirect(target or url_for("cards.home"))
+    elif request.method == "POST":
+        g.sign_in_failed = True
+    form.next.data = target or ""
+    status = 401 if error else 200
+    return render_template("auth/login.html", form=form, error=error), status
+
+
+@bp.route("/register", methods=["GET", "POST"])
+@limiter.limit(REGISTER_PER_ADDRESS, key_func=client_address, methods=["POST"], deduct_when=_registered)
+def register() -> Any:
+    form = RegisterForm()
+    error = None
+    if form.validate_on_submit():
+        try:
+            user = accounts.create_user(
+                session=get_session(),
+                username=form.username.data or "",
+                password=form.password.data or "",
+                now=utcnow(),
+                hash_method=hash_method(),
+            )
+        except LunzangError as failure:
+            error = localized(failure)
+        else:
+            g.registered = True
+            login_user(user)
+            flash(_("注册成功：欢迎，%(name)s", name=user.username))
+            return redirect(url_for("auth.account"))
+    status = 400 if error or form.errors else 200
+    return render_template("auth/register.html", form=form, error=error), status
+
+
+@bp.post("/logout")
+def logout() -> Any:
+    logout_user()
+    flash(_("已退出登录"))
+    return redirect(url_for("cards.home"))
+
+
+def _account_page(*, status: int = 200, new_token: str | None = None, **forms: Any) -> Any:
+    user: User = current_user  # type: ignore[assignment]
+    lists_form = forms.get("lists_form") or ListsPublicForm(lists_public=user.lists_public)
+    response = make_response(
+        render_template(
+            "auth/account.html",
+            user=user,
+            role_name=role_names().get(user.role, user.role),
+            password_form=forms.get("password_form") or ChangePasswordForm(formdata=None),
+            token_form=forms.get("token_form") or TokenForm(formdata=None),
+            lists_form=lists_form,
+            revoke_form=ConfirmForm(),
+            tokens=accounts.list_tokens(session=get_session(), user=user),
+            new_token=new_token,
+            error=forms.get("error"),
+        ),
+        status,
+    )
+    response.headers["Cache-Control"] = "no-store"  # the page may hold a token shown once
+    return response
+
+
+@bp.get("/account")
+@login_required
+def account() -> Any:
+    return _account_page()
+
+
+@bp.post("/account/password")
+@login_required
+def change_password() -> Any:
+    form = ChangePasswordForm()
+    if not form.validate_on_submit():
+        return _account_page(status=400, password_form=form)
+    try:
+        user = accounts.change_password(
+            session=get_session(),
+            user=current_user,  # type: ignore[arg-type]
+            old_password=form.old_password.data or "",
+            new_password=form.new_password.data or "",
+            hash_method=hash_method(),
+        )
+    except LunzangError as failure:
+        return _account_page(status=400, password_form=form, error=localized(failure))
+    login_user(user)  # this session carries the new auth_version; every other one is signed out
+    flash(_("密码已修改，其他设备上的登录已失效"))
+    return redirect(url_for("auth.account"))
+
+
+@bp.post("/account/lists")
+@login_required
+def lists_public() -> Any:
+    form = ListsPublicForm()
+    if not form.validate_on_submit():
+        return _account_page(status=400, lists_form=form)
+    accounts.set_lists_public(session=get_session(), user=current_user, public=bool(form.lists_public.data))  # type: ignore[arg-type]
+    flash(_("已公开收藏与求购列表") if form.lists_public.data else _("收藏与求购列表仅自己可见"))
+    return redirect(url_for("auth.account"))
+
+
+@bp.post("/account/tokens")
+@login_required
+def create_token() -> Any:
+    form = TokenForm()
+    if not form.validate_on_submit():
+        return _account_page(status=400, token_form=form)
+    try:
+        _token, plaintext = accounts.issue_token(
+            session=get_session(),
+            user=current_user,
+            name=form.name.data or "",
+            now=utcnow(),  # type: ignore[arg-type]
+        )
+    except LunzangError as failure:
+        return _account_page(status=400, token_form=form, error=localized(failure))
+    # Shown in this response only (not flashed: the session cookie is signed, not encrypted).
+    return _account_page(status=201, new_token=plaintext)
+
+
+@bp.post("/account/tokens/<int:token_id>/revoke")
+@login_required
+def revoke_token(token_id: int) -> Any:
+    if not ConfirmForm().validate_on_submit():
+        abort(400)
+    try:
+        accounts.revoke_token(session=get_session(), user=current_user, token_id=token_id, now=utcnow())  # type: ignore[arg-type]
+    except LunzangError:
+        abort(404, _("没有这个令牌"))
+    flash(_("令牌已吊销"))
+    return redirect(url_for("auth.account"))

@@ -1,0 +1,64 @@
+"""Attach Flask-Login, CSRF protection and the rate limiter to the app, with Chinese error pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, jsonify, render_template, request
+from flask_babel import lazy_gettext as _  # lazy: login_message is set once, shown per request
+from flask_limiter.errors import RateLimitExceeded
+from flask_wtf.csrf import CSRFError
+from sqlalchemy.exc import DBAPIError
+
+from catalog.errors import ConfigurationError
+from catalog.user_models import User
+from webapp import db
+from webapp.extensions import csrf, limiter, login_manager
+
+
+@login_manager.user_loader
+def load_user(user_id: str) -> User | None:
+    """The user of a session id ``"<id>:<auth_version>"``; a stale version signs the session out."""
+    id_part, _sep, version = user_id.partition(":")
+    if not (id_part.isdigit() and version.isdigit()):
+        return None
+    try:
+        user = db.get_session().get(User, int(id_part))
+    except (DBAPIError, ConfigurationError):
+        # The page (or its error handler) reports the database problem; the header just shows
+        # the visitor as signed out instead of failing a second time.
+        db.discard_session()
+        return None
+    if user is None or user.auth_version != int(version):
+        return None
+    return user
+
+
+def init_auth(app: Flask) -> None:
+    login_manager.init_app(app)
+    login_manager.login_view = "auth.login"
+    login_manager.login_message = _("请先登录")
+    login_manager.needs_refresh_message = _("请重新登录")
+    login_manager.localize_callback = str  # flash the message in the visitor's language, as plain text
+    csrf.init_app(app)
+    limiter.init_app(app)
+
+    @app.errorhandler(CSRFError)
+    def csrf_failed(error: CSRFError) -> Any:
+        message = str(_("表单已过期或缺少安全令牌：请返回上一页，刷新后再提交。"))
+        if request.path.startswith("/api/"):
+            from webapp.api import error_body
+
+            return jsonify(error_body("csrf", message, "the form's CSRF token is missing or invalid")), 400
+        return render_template("error.html", title=_("无法提交表单"), message=message), 400
+
+    @app.errorhandler(RateLimitExceeded)
+    def too_many(error: RateLimitExceeded) -> Any:
+        # The Retry-After header says how long (RATELIMIT_HEADERS_ENABLED).
+        message = str(_("尝试次数过多，请稍后再试。"))
+        if request.path.startswith("/api/"):
+            from webapp.api import error_body
+
+            body = error_body("rate_limited", message, f"too many attempts, try again later ({error.description})")
+            return jsonify(body), 429
+        return render_template("error.html", title=_("请求过于频繁"), message=message), 429
