@@ -1,14 +1,22 @@
-"""The request's database session: one transaction per request (commit on success)."""
+"""The request's database session: one transaction per request (commit on success).
+
+Requests that may write (every method but GET/HEAD/OPTIONS) start their transaction as a
+writer (``catalog.db.writer``: ``BEGIN IMMEDIATE`` on SQLite), before their first read — the
+signed-in user is loaded first — so two concurrent +1 requests queue for the write lock
+instead of one failing with "database is locked" when it upgrades its read.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask, current_app, g
+from flask import Flask, current_app, g, has_request_context, request
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from catalog.db import make_engine
+from catalog.db import make_engine, writer
+
+READ_ONLY_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
 def get_engine(app: Flask | None = None) -> Engine:
@@ -22,7 +30,10 @@ def get_engine(app: Flask | None = None) -> Engine:
 
 def get_session() -> Session:
     if "db_session" not in g:
-        g.db_session = Session(get_engine())
+        engine = get_engine()
+        if has_request_context() and request.method not in READ_ONLY_METHODS:
+            engine = writer(engine)
+        g.db_session = Session(engine)
         g.db_session.begin()
     return g.db_session
 
