@@ -42,11 +42,12 @@ from pathlib import Path
 from typing import BinaryIO
 
 from PIL import Image, ImageCms, ImageOps
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from catalog import images
 from catalog.errors import LunzangError, Message
-from catalog.models import CardSet, Game, Printing
+from catalog.models import Card, CardSet, Game, Printing
 from catalog.text import fold
 from catalog.user_models import PrintingScan
 
@@ -503,3 +504,42 @@ def add_scans_from_folder(
     for name, printing_id, scan in checked:
         result.stored.append((name, _upsert(session, printing_id, scan, uploaded_by, now)))
     return result
+
+
+@dataclass(frozen=True)
+class ScanRow:
+    """A stored scan with what names its printing (the admin page's list)."""
+
+    printing_id: int
+    game: str
+    set_code: str
+    number: str
+    card_name: str
+    sha256: str
+    width: int
+    height: int
+    uploaded_at: datetime
+
+
+def list_scans(*, session: Session, limit: int = 200) -> list[ScanRow]:
+    """The printings that have a scan, most recently uploaded first."""
+    query = (
+        sa_select(
+            col(PrintingScan.printing_id),
+            col(Game.slug),
+            col(CardSet.code),
+            col(Printing.number),
+            col(Card.name),
+            col(PrintingScan.sha256),
+            col(PrintingScan.width),
+            col(PrintingScan.height),
+            col(PrintingScan.uploaded_at),
+        )
+        .join(Printing, col(Printing.id) == col(PrintingScan.printing_id))
+        .join(Card, col(Card.id) == col(Printing.card_id))
+        .join(CardSet, col(CardSet.id) == col(Printing.set_id))
+        .join(Game, col(Game.id) == col(CardSet.game_id))
+        .order_by(col(PrintingScan.uploaded_at).desc(), col(PrintingScan.printing_id))
+        .limit(limit)
+    )
+    return [ScanRow(*row) for row in session.execute(query)]

@@ -53,6 +53,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         RATELIMIT_STRATEGY="moving-window",
         RATELIMIT_HEADERS_ENABLED=True,
         PASSWORD_HASH_METHOD=None,  # werkzeug's default (scrypt)
+        # Request bodies: a bit above the 20 MB scan cap (catalog.scans.MAX_BYTES) for the
+        # multipart overhead; the 10 MB collection CSV cap is the domain's (catalog.collection.csvio).
+        MAX_CONTENT_LENGTH=21 * 1024 * 1024,
     )
     app.config.from_pyfile("config.py", silent=True)
     for key in ("SECRET_KEY", "DATABASE_URL", "LUNZANG_ENV", "LUNZANG_HTTPS", "RATELIMIT_STORAGE_URI"):
@@ -91,6 +94,18 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     app.register_blueprint(packs_bp)
 
+    from webapp.collection import bp as collection_bp
+
+    app.register_blueprint(collection_bp)
+
+    from webapp.wants import bp as wants_bp
+
+    app.register_blueprint(wants_bp)
+
+    from webapp.admin import bp as admin_bp
+
+    app.register_blueprint(admin_bp)
+
     from webapp.api import bp as api_bp
 
     app.register_blueprint(api_bp)
@@ -126,6 +141,16 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         description = getattr(error, "description", "")
         message = "" if description == NotFound.description else description
         return render_template("error.html", title=_("页面不存在"), message=message), 404
+
+    @app.errorhandler(413)
+    def too_large(_error: Any) -> Any:
+        limit = (app.config.get("MAX_CONTENT_LENGTH") or 0) / 1048576
+        zh = _("上传的内容太大（上限 %(mb).0f MB）。", mb=limit)
+        if request.path.startswith("/api/"):
+            from webapp.api import error_body
+
+            return error_body("too_large", zh, f"the request body is too large (limit {limit:.0f} MB)"), 413
+        return render_template("error.html", title=_("文件太大"), message=zh), 413
 
     @app.errorhandler(ConfigurationError)
     def unavailable(error: ConfigurationError) -> Any:

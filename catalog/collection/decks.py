@@ -12,8 +12,9 @@ from sqlmodel import Session
 from catalog.collection.tables import DECK, GAME
 from catalog.collection.wants import NotFound, list_wants, owned_by_card, set_want
 from catalog.decklists import CardPool, parse_decklist, resolve
-from catalog.decks import game_slug, load_pool
+from catalog.decks import DeckCheckError, check_parsed, game_slug, load_format, load_pool
 from catalog.errors import LunzangError, Message
+from catalog.rules import FormatSpec, Verdict
 from catalog.user_models import SavedDeck
 
 MAX_DECK_TEXT = 20_000
@@ -153,6 +154,50 @@ def decks_overview(*, session: Session, user_id: int) -> list[tuple[SavedDeck, D
             slug = session.scalar(select(GAME.slug).where(GAME.id == deck.game_id)) or ""
             pools[deck.game_id] = load_pool(session, slug)
         out.append((deck, deck_ownership(session=session, user_id=user_id, deck=deck, pool=pools[deck.game_id])))
+    return out
+
+
+@dataclass
+class DeckSummary:
+    """A saved deck with its game, what the collection covers of it and its legality."""
+
+    deck: SavedDeck
+    game: str
+    ownership: DeckOwnership
+    verdict: Verdict | None  # None when the deck's format is unknown (``problem`` says why)
+    problem: Message | None = None
+
+
+def deck_summaries(*, session: Session, user_id: int, deck_id: int | None = None) -> list[DeckSummary]:
+    """The user's saved decks (or only ``deck_id``, another user's → :class:`NotFound`), each
+    checked against its format and its game's cards; every pool and format is loaded once."""
+    decks = (
+        [get_deck(session=session, user_id=user_id, deck_id=deck_id)]
+        if deck_id is not None
+        else list_decks(session=session, user_id=user_id)
+    )
+    slugs: dict[int, str] = {game_id: slug for game_id, slug in session.execute(select(GAME.id, GAME.slug))}
+    pools: dict[str, CardPool] = {}
+    formats: dict[tuple[str, str], FormatSpec | Message] = {}
+    out = []
+    for deck in decks:
+        slug = slugs.get(deck.game_id, "")
+        if slug not in pools:
+            pools[slug] = load_pool(session, slug)
+        pool = pools[slug]
+        decklist = parse_decklist(deck.text)
+        key = (slug, deck.format_code or decklist.format or "")
+        if key not in formats:
+            try:
+                formats[key] = load_format(session, slug, key[1] or None, pool)
+            except DeckCheckError as error:
+                formats[key] = error.message
+        ownership = deck_ownership(session=session, user_id=user_id, deck=deck, pool=pool)
+        spec = formats[key]
+        if isinstance(spec, Message):
+            out.append(DeckSummary(deck, slug, ownership, None, spec))
+        else:
+            out.append(DeckSummary(deck, slug, ownership, check_parsed(decklist, pool, spec)[1]))
     return out
 
 

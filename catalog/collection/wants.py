@@ -112,6 +112,27 @@ def remove_want(*, session: Session, user_id: int, want_id: int) -> None:
     session.flush()
 
 
+def update_want(
+    *, session: Session, user_id: int, want_id: int, quantity: int, min_condition: str, now: datetime
+) -> WantItem | None:
+    """Change the quantity / worst condition of one of the user's wants (0 removes it).
+
+    Another user's (or no) want → :class:`NotFound`, with nothing changed.
+    """
+    want = session.get(WantItem, want_id)
+    if want is None or want.user_id != user_id:
+        raise NotFound(Message("没有这条想要记录", "no such want"))
+    return set_want(
+        session=session,
+        user_id=user_id,
+        card_id=want.card_id,
+        printing_id=want.printing_id,
+        quantity=quantity,
+        min_condition=min_condition,
+        now=now,
+    )
+
+
 def owned_by_card(session: Session, user_id: int, card_ids: list[int] | None = None) -> dict[int, int]:
     """Copies owned per card (all printings and grades)."""
     from sqlalchemy import func

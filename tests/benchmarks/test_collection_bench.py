@@ -8,6 +8,11 @@ and the first import undone. Target: ≤ 10 s for the import on SQLite. Prints f
 only the results (timings depend on the machine). PostgreSQL runs when ``BENCH_POSTGRES_URL``
 answers; its database is ``BENCH_COLLECTION_DATABASE`` (default ``lunzang_bench_collection``),
 whose schema is rebuilt.
+
+``test_collection_page_speed``: GET /collection through the Flask test client for a user owning
+``BENCH_COLLECTION_ITEMS`` (default 50,000) distinct printings: page 1, a later page, sorted by
+name, and search-language filters; median and p95 of ``BENCH_PAGE_RUNS`` runs. Target (issue 6):
+≤ 150 ms on SQLite. Its PostgreSQL database is ``BENCH_COLLECTION_DATABASE`` + ``_pages``.
 """
 
 from __future__ import annotations
@@ -43,16 +48,16 @@ def catalogue(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_synthetic_catalogue(tmp_path_factory.mktemp("synth"), printings=PRINTINGS, seed=1)
 
 
-def _postgres() -> Engine | None:
+def _postgres(database: str = DATABASE) -> Engine | None:
     try:
         server = catalog_db.make_engine(SERVER_URL, isolation_level="AUTOCOMMIT")
         catalog_db.check_connection(server)
         with server.connect() as connection:
-            exists = connection.exec_driver_sql("SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE,)).first()
+            exists = connection.exec_driver_sql("SELECT 1 FROM pg_database WHERE datname = %s", (database,)).first()
             if not exists:
-                connection.exec_driver_sql(f"CREATE DATABASE {DATABASE} TEMPLATE template0 ENCODING 'UTF8'")
+                connection.exec_driver_sql(f"CREATE DATABASE {database} TEMPLATE template0 ENCODING 'UTF8'")
         server.dispose()
-        url = make_url(SERVER_URL).set(database=DATABASE).render_as_string(hide_password=False)
+        url = make_url(SERVER_URL).set(database=database).render_as_string(hide_password=False)
         engine = catalog_db.make_engine(url)
         with engine.begin() as connection:
             connection.exec_driver_sql("DROP SCHEMA public CASCADE")
@@ -134,3 +139,93 @@ def test_collection_import_throughput(catalogue: Path, tmp_path: Path) -> None:
         )
         engine.dispose()
     print("\n".join(report_lines))
+
+
+# ---------------------------------------------------------------------------- the collection page
+
+PAGE_ITEMS = int(os.environ.get("BENCH_COLLECTION_ITEMS", "50000"))
+PAGE_RUNS = int(os.environ.get("BENCH_PAGE_RUNS", "25"))
+PAGE_URLS = [
+    ("page 1", "/collection"),
+    ("a later page", "/collection?page=600"),
+    ("sorted by name, page 1", "/collection?sort=name"),
+    ("q=a:火 r>=UR, page 1", "/collection?q=a:%E7%81%AB+r%3E%3DUR"),
+    ("q=a:火 r>=UR, page 20", "/collection?q=a:%E7%81%AB+r%3E%3DUR&page=20"),
+    ("q=set:X7, page 2", "/collection?q=set:X7&page=2"),
+    ("q=12 (in a name), page 10", "/collection?q=12&page=10"),
+]
+
+
+def _page_timings(engine: Engine, url: str, tmp_path: Path) -> list[tuple[str, float, float, int]]:
+    """(label, median ms, p95 ms, bytes) of every PAGE_URLS entry, through the Flask test client."""
+    from statistics import median, quantiles
+
+    from webapp import create_app
+    from webapp.db import dispose
+
+    app = create_app({"TESTING": True, "DATABASE_URL": url, "SECRET_KEY": "bench", "WTF_CSRF_ENABLED": False})
+    app.instance_path = str(tmp_path / "instance")
+    client = app.test_client()
+    with Session(engine) as session:
+        user = session.scalars(select(User).where(User.username == "pages")).one()
+        user_id = user.get_id()
+    with client.session_transaction() as web_session:
+        web_session["_user_id"] = user_id
+        web_session["_fresh"] = True
+    out = []
+    try:
+        for label, path in PAGE_URLS:
+            for _ in range(3):  # warm-up: caches, the planner, the first connection
+                assert client.get(path).status_code == 200
+            times = []
+            for _ in range(PAGE_RUNS):
+                started = time.perf_counter()
+                response = client.get(path)
+                times.append((time.perf_counter() - started) * 1000)
+                assert response.status_code == 200
+            assert response.get_data(as_text=True).count("<tr data-printing=") == 50, path
+            out.append((label, median(times), quantiles(times, n=20)[18], len(response.data)))
+    finally:
+        dispose(app)
+    return out
+
+
+def test_collection_page_speed(catalogue: Path, tmp_path: Path) -> None:
+    """GET /collection for a user owning BENCH_COLLECTION_ITEMS (50,000) distinct printings.
+
+    Target (issue 6): ≤ 150 ms server time for a filtered, paginated page on SQLite.
+    """
+    from catalog.collection.grades import ItemGrade
+    from catalog.collection.ledger import apply_deltas
+
+    sqlite_url = f"sqlite:///{tmp_path / 'pages.sqlite3'}"
+    engines = [("SQLite", catalog_db.make_engine(sqlite_url), sqlite_url)]
+    postgres = _postgres(DATABASE + "_pages")
+    if postgres is not None:
+        engines.append(("PostgreSQL", postgres, postgres.url.render_as_string(hide_password=False)))
+    lines = [f"\nGET /collection, {PAGE_ITEMS:,} distinct printings owned of {PRINTINGS:,} (ms, {PAGE_RUNS} runs):"]
+    for label, engine, url in engines:
+        catalog_db.upgrade(engine)
+        with catalog_db.transaction(engine) as session:
+            import_catalogue(session=session, paths=[catalogue])
+            session.add(User(username="pages", username_key="pages", password_hash="-", created_at=NOW))
+        with Session(engine) as session:
+            user_id = session.scalars(select(User.id).where(User.username == "pages")).one()
+            ids = session.scalars(select(Printing.id).order_by(Printing.id)).all()
+        rng = random.Random(7)
+        chosen = rng.sample(list(ids), PAGE_ITEMS)
+        grade = ItemGrade()
+        with catalog_db.transaction(engine) as session:
+            apply_deltas(
+                session=session,
+                user_id=user_id,
+                deltas={(p, grade): rng.randint(1, 4) for p in chosen},
+                reason="manual",
+                now=NOW,
+            )
+        with engine.begin() as connection:
+            connection.exec_driver_sql("ANALYZE")
+        for name, middle, p95, size in _page_timings(engine, url, tmp_path):
+            lines.append(f"  {label:<10} {name:<26} median {middle:6.1f}  p95 {p95:6.1f}  ({size / 1000:.0f} kB)")
+        engine.dispose()
+    print("\n".join(lines))

@@ -52,6 +52,14 @@ def api_user() -> User:
     return user
 
 
+def optional_api_user() -> User | None:
+    """The calling user when the request names one (a bearer token, or a signed-in session on a
+    GET), else ``None``: anonymous reads stay open. A bad or revoked token is still a 401."""
+    if request.headers.get("Authorization") or (request.method in SAFE_METHODS and current_user.is_authenticated):
+        return api_user()
+    return None
+
+
 def require_api_user(view: Callable[..., Any]) -> Callable[..., Any]:
     """Refuse the request with 401 unless :func:`api_user` finds the caller."""
 

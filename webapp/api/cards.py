@@ -10,6 +10,7 @@ from catalog import browse
 from catalog.games import GAMES
 from catalog.search import MAX_PER_PAGE, PER_PAGE, QueryError, hit_json, result_json, search
 from webapp.api import ApiError, bp
+from webapp.api.auth import optional_api_user
 from webapp.api.openapi import PATHS, SCHEMAS
 from webapp.db import get_session
 
@@ -34,9 +35,17 @@ def cards() -> Any:
     text = request.args.get("q", "")
     page = _int_arg("page", 1, 1, 100_000)
     per_page = _int_arg("per_page", PER_PAGE, 1, MAX_PER_PAGE)
+    # own/want/trade count for the caller when a token or a signed-in session names one;
+    # anonymous searches stay open (and get own/want/trade's "sign in" error).
+    user = optional_api_user()
     try:
         result = search(
-            session=get_session(), text=text, game=request.args.get("game") or None, page=page, per_page=per_page
+            session=get_session(),
+            text=text,
+            game=request.args.get("game") or None,
+            page=page,
+            per_page=per_page,
+            user_id=user.id if user is not None else None,
         )
     except QueryError as error:
         raise ApiError(400, error.code, error.message.zh, error.message.en, **query_error_body(error)) from error
@@ -141,6 +150,9 @@ _ERROR = {
 PATHS["/cards"] = {
     "get": {
         "summary": "搜索卡牌 / search cards (DESIGN §6 query language)",
+        "description": "Anonymous searches are open; with a token (or a signed-in session) own/want/trade "
+        "count the caller's collection and wants.",
+        "security": [{}, {"bearerAuth": []}],
         "parameters": [
             {"name": "q", "in": "query", "schema": {"type": "string"}, "description": "查询，如 t:战魂 a:火 cost<=3"},
             {"name": "game", "in": "query", "schema": {"type": "string", "enum": list(GAMES)}},

@@ -7,9 +7,12 @@ from typing import Any
 from flask import jsonify, request
 
 from catalog import boosters
+from catalog.collection.openings import OpeningAlreadyAdded, add_opening_once, opening_ref
 from webapp.api import ApiError, bp
+from webapp.api.auth import api_user
 from webapp.api.openapi import PATHS, SCHEMAS
-from webapp.db import get_session
+from webapp.auth import utcnow
+from webapp.db import discard_session, get_session
 
 
 def _text(body: dict[str, Any], key: str, default: str | None = None) -> str | None:
@@ -35,7 +38,23 @@ def open_packs() -> Any:
         boxes=boosters.parse_int(body.get("boxes"), what_zh="盒数", what_en="boxes"),
         seed=boosters.parse_int(body.get("seed"), what_zh="种子", what_en="the seed", error=boosters.BadSeed),
     )
-    return jsonify(opening.to_json())
+    answer = opening.to_json()
+    add = body.get("add_to_collection", False)
+    if not isinstance(add, bool):
+        raise ApiError(
+            400, "bad_request", "add_to_collection 应是 true 或 false", "'add_to_collection' must be a boolean"
+        )
+    if add:
+        # A write: the caller's bearer token (api_user refuses a session cookie on a POST).
+        user = api_user()
+        assert user.id is not None
+        try:
+            changes = add_opening_once(session=get_session(), user_id=user.id, opening=opening, now=utcnow())
+        except OpeningAlreadyAdded as error:
+            discard_session()
+            raise ApiError(409, error.code, error.message.zh, error.message.en) from error
+        answer["collection"] = {"added": sum(c.delta for c in changes), "ref": opening_ref(opening)}
+    return jsonify(answer)
 
 
 @bp.get("/packs/odds")
@@ -74,6 +93,11 @@ SCHEMAS["PackOpenRequest"] = {
             "minimum": 0,
             "maximum": boosters.MAX_SEED,
             "description": "同一种子总是开出同样的卡；省略则随机选一个并在结果中返回",
+        },
+        "add_to_collection": {
+            "type": "boolean",
+            "default": False,
+            "description": "把开出的卡加入调用者的收藏（需要 API 令牌）；同一系列同一种子只加入一次，再次请求得到 409",
         },
     },
     "description": "Give exactly one of packs and boxes.",
@@ -131,6 +155,7 @@ SCHEMAS["PackOdds"] = {
 _ERROR = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
 PATHS["/packs/open"] = {
     "post": {
+        "security": [{}, {"bearerAuth": []}],
         "summary": "开补充包：同一种子与目录总是开出同样的卡 (open packs or boxes)",
         "requestBody": {
             "required": True,
@@ -142,6 +167,8 @@ PATHS["/packs/open"] = {
                 "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PackOpening"}}},
             },
             "400": {"description": "Unknown set or game, no pack template, bad count or seed", **_ERROR},
+            "401": {"description": "add_to_collection without a valid bearer token", **_ERROR},
+            "409": {"description": "add_to_collection: this set and seed are already in the collection", **_ERROR},
         },
     }
 }

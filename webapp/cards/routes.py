@@ -12,6 +12,8 @@ from catalog.games import GAMES
 from catalog.models import Card
 from webapp.cards import bp
 from webapp.db import get_session
+from webapp.wants.owned import owned_for
+from webapp.wants.routes import condition_choices
 
 # Numeric card fields shown as columns/rows when a card has them (amber lives in card.extra).
 STAT_FIELDS = ("level", "attack", "defense", "life", "amber")
@@ -108,7 +110,14 @@ def card_detail(game_slug: str, name: str) -> Any:
         return redirect(url_for("cards.card_detail", game_slug=game_slug, name=page.card.name))
     keywords = [(k, module.keyword_info(k["kind"])) for k in page.card.keywords]
     return render_template(
-        "cards/card.html", game=game, module=module, page=page, keywords=keywords, labels=field_labels(game.slug)
+        "cards/card.html",
+        game=game,
+        module=module,
+        page=page,
+        keywords=keywords,
+        labels=field_labels(game.slug),
+        owned=owned_for(printing.id for printing, _set in page.printings),
+        conditions=condition_choices(),
     )
 
 

@@ -3,22 +3,25 @@ catalog.search and catalog.browse."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
 from flask import abort, render_template, request, url_for
 from flask_babel import gettext as _
+from flask_login import current_user
 
 from catalog import browse
 from catalog.decklists import copies_by_name
 from catalog.games import GAMES, GameModule
 from catalog.search import QueryError, SearchResult, search
-from catalog.search.compile import FLAGS, KEYS, ORDERS
+from catalog.search.compile import FLAGS, KEYS, ORDERS, lookup
 from catalog.text import fold
 from webapp.cards import bp
 from webapp.cards.routes import _columns, _game_or_404, field_labels
 from webapp.db import get_session
 from webapp.decks.routes import working_deck
+from webapp.wants.owned import owned_for
 
 VIEWS = ("grid", "table")
 DIRECTIONS = ("asc", "desc")
@@ -48,8 +51,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "want": ("want>0",),
     "trade": ("trade>0",),
 }
-# Keys that need a signed-in user: their examples are shown but explained, not run.
+# Keys that need a signed-in user: their examples run for a signed-in visitor; others see
+# them unlinked, with a note (and, on a results page, a sign-in link in the error).
 ACCOUNT_KEYS = ("own", "want", "trade")
+ACCOUNT_TERM_KEY = re.compile(r"[^:=<>!：＝＜＞！]+")
 
 
 @dataclass(frozen=True)
@@ -138,6 +143,7 @@ def results_context(result: SearchResult) -> dict[str, Any]:
         "games": GAMES,
         "several_games": len({hit.game for hit in result.hits}) > 1,
         "page_numbers": _pages(result),
+        "owned": owned_for(hit.printing.id for hit in result.hits),
     }
 
 
@@ -154,6 +160,7 @@ def results() -> Any:
             page=state.page,
             order=state.order or None,
             direction=state.direction or None,
+            user_id=current_user.id if current_user.is_authenticated else None,
         )
     except QueryError as error:
         page = render_template(
@@ -163,6 +170,7 @@ def results() -> Any:
             error=error,
             marked=mark_error(state.q, error, state),
             examples=_examples(),
+            needs_sign_in=_needs_sign_in(error),
         )
         return page, 400
     sort_locked = result.own_order
@@ -185,6 +193,15 @@ def results() -> Any:
         orders=list(ORDERS),
         **results_context(result),
     )
+
+
+def _needs_sign_in(error: QueryError) -> bool:
+    """Whether the query failed only for want of a signed-in user (own/want/trade)."""
+    if current_user.is_authenticated:
+        return False
+    key = ACCOUNT_TERM_KEY.match(error.term.lstrip("-"))
+    found = lookup(key.group(0)) if key else None
+    return found is not None and found.name in ACCOUNT_KEYS
 
 
 def _examples() -> list[str]:

@@ -4,4 +4,4 @@ from flask import Blueprint
 
 bp = Blueprint("decks", __name__)
 
-from webapp.decks import routes  # noqa: E402,F401
+from webapp.decks import routes, saved  # noqa: E402,F401

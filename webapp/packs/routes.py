@@ -2,18 +2,24 @@
 
 Every page is a GET (nothing is written): an opening's URL carries its seed, so the address
 bar is the replay link. A request without a seed is redirected to one with a fresh seed.
+The one write: a signed-in user's "加入我的收藏" form re-opens the same set, seed and count
+(deterministic) and adds the cards once (:func:`catalog.collection.openings.add_opening_once`
+refuses a second add of the same set and seed, so a double-click adds nothing more).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import redirect, render_template, request, url_for
-from flask_babel import get_locale
+from flask import flash, redirect, render_template, request, url_for
+from flask_babel import get_locale, ngettext
 from flask_babel import gettext as _
+from flask_login import current_user, login_required
 
 from catalog import boosters
+from catalog.collection.openings import OpeningAlreadyAdded, add_opening_once, opening_added
 from catalog.games import GAMES
+from webapp.auth import utcnow
 from webapp.db import get_session
 from webapp.packs import bp
 from webapp.packs.charts import histogram_svg
@@ -83,6 +89,9 @@ def opening(game_slug: str, code: str) -> Any:
     replay = url_for(
         "packs.opening", game_slug=game_slug, code=result.model.set_code, seed=seed, _external=True, **amount
     )
+    added = current_user.is_authenticated and opening_added(
+        session=get_session(), user_id=current_user.id, opening=result
+    )
     return render_template(
         "packs/open.html",
         opening=result,
@@ -91,7 +100,38 @@ def opening(game_slug: str, code: str) -> Any:
         packs=packs,
         boxes=boxes,
         best=result.best_pulls(limit=24),
+        added=added,
     )
+
+
+@bp.post("/<game_slug>/<code>/open/collection")
+@login_required
+def add_to_collection(game_slug: str, code: str) -> Any:
+    """Re-open the set with the form's seed and count and add the cards to the collection, once."""
+
+    def field(name: str, zh: str, en: str, error: type[boosters.BoosterError] = boosters.BadCount) -> int | None:
+        return boosters.parse_int(request.form.get(name), what_zh=zh, what_en=en, error=error)
+
+    packs = field("packs", "包数", "packs")
+    boxes = field("boxes", "盒数", "boxes")
+    seed = field("seed", "种子", "the seed", boosters.BadSeed)
+    if seed is None:
+        raise boosters.BadSeed.from_text("缺少种子：请从开包结果页提交", "the seed is missing")
+    if packs is None and boxes is None:
+        boxes = 1
+    boosters.model.check_counts(packs=packs, boxes=boxes)
+    session = get_session()
+    result = boosters.open_packs(session=session, set_code=code, game=game_slug, packs=packs, boxes=boxes, seed=seed)
+    amount = {"packs": packs} if packs is not None else {"boxes": boxes}
+    back = url_for("packs.opening", game_slug=game_slug, code=result.model.set_code, seed=seed, **amount)
+    try:
+        add_opening_once(session=session, user_id=current_user.id, opening=result, now=utcnow())
+    except OpeningAlreadyAdded as error:
+        flash(error.message.en if str(get_locale()) == "en" else error.message.zh)
+        return redirect(back)
+    count = len(result.all_cards())
+    flash(ngettext("已把 %(num)d 张卡加入你的收藏。", "已把 %(num)d 张卡加入你的收藏。", count))
+    return redirect(back)
 
 
 @bp.route("/<game_slug>/<code>/odds")

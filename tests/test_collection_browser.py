@@ -1,0 +1,57 @@
+"""The collection in a real browser (CSRF on): fill in a set checklist, watch completion move, +1."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Browser, expect
+from sqlmodel import Session
+
+from tests.conftest import TEST_PASSWORD
+from tests.test_browser import browser, live_server, open_page  # noqa: F401  (fixtures)
+from webapp.db import get_engine
+
+
+def test_checklist_completion_and_plus_one(browser: Browser, live_server: str, sample_app, make_user) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    with Session(get_engine(sample_app)) as session, session.begin():
+        make_user(session, "alice")
+    page = open_page(browser)
+    try:
+        page.goto(live_server + "/login")
+        page.get_by_label("用户名").fill("alice")
+        page.get_by_label("密码").fill(TEST_PASSWORD)
+        page.get_by_role("button", name="登录").click()
+        page.get_by_role("navigation", name="账号").get_by_role("link", name="我的收藏").click()
+        expect(page).to_have_url(live_server + "/collection")
+        expect(page.locator(".empty-collection")).to_contain_text("你的收藏还是空的")
+
+        page.get_by_role("link", name="系列完成度").first.click()
+        row = page.locator('tr[data-set="M4"]')
+        expect(row.locator(".ratio").first).to_have_text("0 / 45")
+        row.get_by_role("link", name="M4", exact=True).click()
+        expect(page).to_have_url(live_server + "/collection/sets/samsara/M4")
+
+        # Type fast: a number, Tab to the next card (its field's text is selected), a number.
+        first = page.locator('li[data-number="M4-001"] input.quantity-input')
+        first.fill("2")
+        page.keyboard.press("Tab")
+        expect(page.locator('li[data-number="M4-002"] input.quantity-input')).to_be_focused()
+        page.keyboard.type("1")
+        page.get_by_role("button", name="保存").click()
+        expect(page.locator(".checklist-changes h2")).to_have_text("已保存 2 处更改")
+        expect(page.locator("[data-completion]")).to_have_text("2 / 45")
+        expect(page.locator('li[data-number="M4-002"] input.quantity-input')).to_have_value("1")
+
+        page.goto(live_server + "/collection/sets?game=samsara")
+        expect(page.locator('tr[data-set="M4"] .ratio').first).to_have_text("2 / 45")
+
+        page.goto(live_server + "/collection")
+        item = page.locator("tr[data-printing]", has_text="M4-001")
+        expect(item.locator(".quantity")).to_have_text("2")
+        item.get_by_role("button", name=re.compile(r"^\+1")).click()
+        expect(page).to_have_url(live_server + "/collection")
+        expect(page.locator(".flashes")).to_contain_text("已加入收藏：小红帽·森林歌者（M4 M4-001） ×1")
+        expect(page.locator("tr[data-printing]", has_text="M4-001").locator(".quantity")).to_have_text("3")
+        expect(page.locator('[data-total="cards"]')).to_have_text("4")
+    finally:
+        page.context.close()

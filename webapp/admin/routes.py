@@ -1,0 +1,112 @@
+"""Thin views over catalog.scans: upload a printing's scan, remove it (admins only).
+
+Anonymous visitors are sent to sign in; signed-in users without the ``admin`` role get 403.
+An upload is read with ``read_limited`` (at most the 20 MB cap + 1 byte) and checked by
+``add_scan`` before anything is stored; a refused file flashes the reason and stores nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from flask import abort, flash, redirect, render_template, request, url_for
+from flask_babel import get_locale
+from flask_babel import gettext as _
+from flask_login import current_user, login_required
+
+from catalog import scans
+from catalog.errors import LunzangError
+from catalog.games import GAMES
+from webapp.admin import bp
+from webapp.auth import utcnow
+from webapp.cards.images import scan_dir
+from webapp.db import get_session
+
+
+def admin_required(view: Callable[..., Any]) -> Callable[..., Any]:
+    """Sign-in first (anonymous → the sign-in page), then the ``admin`` role (else 403)."""
+
+    @login_required
+    @wraps(view)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if current_user.role != "admin":
+            abort(403)
+        return view(*args, **kwargs)
+
+    return wrapper
+
+
+@bp.errorhandler(403)
+def forbidden(_error: Any) -> Any:
+    return render_template("error.html", title=_("没有权限"), message=_("只有管理员可以打开这个页面。")), 403
+
+
+def _localized(error: LunzangError) -> str:
+    return error.message.en if str(get_locale()) == "en" else error.message.zh
+
+
+def _page(status: int = 200, **form: str) -> Any:
+    rows = scans.list_scans(session=get_session())
+    uploaded = request.args.get("uploaded", "")
+    latest = next((row for row in rows if str(row.printing_id) == uploaded), None)
+    page = render_template(
+        "admin/scans.html",
+        rows=rows,
+        latest=latest,
+        games=GAMES,
+        form={"game": "", "set_code": "", "number": "", **form},
+        max_mb=scans.MAX_BYTES // (1024 * 1024),
+    )
+    return page, status
+
+
+@bp.get("/scans")
+@admin_required
+def scans_page() -> Any:
+    return _page()
+
+
+@bp.post("/scans")
+@admin_required
+def upload_scan() -> Any:
+    game = request.form.get("game", "").strip()
+    set_code = request.form.get("set_code", "").strip()
+    number = request.form.get("number", "").strip()
+    kept = {"game": game, "set_code": set_code, "number": number}
+    upload = request.files.get("scan")
+    if not number:
+        flash(_("请填写收藏编号，例如 M4-001。"))
+        return _page(400, **kept)
+    if upload is None or not upload.filename:
+        flash(_("请选择一个卡图文件（JPEG、PNG 或 WebP）。"))
+        return _page(400, **kept)
+    session = get_session()
+    try:
+        printing, _card_set, _slug = scans.find_printing(
+            session=session, number=number, game=game or None, set_code=set_code or None
+        )
+        assert printing.id is not None
+        scans.add_scan(
+            session=session,
+            printing_id=printing.id,
+            data=scans.read_limited(upload.stream),
+            store_dir=scan_dir(),
+            uploaded_by=current_user.id,
+            now=utcnow(),
+        )
+    except scans.ScanError as error:
+        session.rollback()  # nothing of the refused upload stays (the page then reads afresh)
+        flash(_localized(error))
+        return _page(400, **kept)
+    flash(_("卡图已上传：%(number)s", number=printing.number))
+    return redirect(url_for("admin.scans_page", uploaded=printing.id))
+
+
+@bp.post("/scans/<int:printing_id>/remove")
+@admin_required
+def remove_scan(printing_id: int) -> Any:
+    removed = scans.remove_scan(session=get_session(), printing_id=printing_id)
+    flash(_("已删除这张卡图，卡面恢复为绘制的版本。") if removed else _("这张印刷没有上传的卡图。"))
+    return redirect(url_for("admin.scans_page"))

@@ -1,0 +1,450 @@
+"""The caller's collection (issue 6 §7): list, change one item, import, export, the ledger.
+
+Every route acts on the calling user's own collection only (:func:`api_user`): there is no
+user in any URL, so one token can never reach another user's cards. Reads accept the
+signed-in session too; writes need a bearer token. A domain error rolls the request's
+transaction back before the JSON answer, so a refused change leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from flask import Response, jsonify, request
+
+from catalog.collection import (
+    BadGrade,
+    CollectionFileError,
+    NegativeQuantity,
+    UnknownPrinting,
+    change_item,
+    export_collection,
+    import_collection,
+)
+from catalog.collection.csvio import MAX_BYTES, PRESETS
+from catalog.collection.imports import MODES
+from catalog.collection.items import MAX_DELTA, BadDelta
+from catalog.collection.views import MAX_PER_PAGE, collection_page, history
+from catalog.errors import LunzangError
+from catalog.search import QueryError, printing_ids_matching
+from webapp.api import ApiError, bp
+from webapp.api.auth import api_user, require_api_user
+from webapp.api.cards import _int_arg, query_error_body
+from webapp.api.openapi import PATHS, SCHEMAS
+from webapp.auth import utcnow
+from webapp.db import discard_session, get_session
+
+PER_PAGE = 100
+STATUS = {UnknownPrinting: 404, BadGrade: 400, BadDelta: 400, NegativeQuantity: 409}
+
+
+@contextmanager
+def domain_errors() -> Iterator[None]:
+    """Domain errors as JSON answers (404 / 400 / 409 / 422), the transaction rolled back."""
+    try:
+        yield
+    except CollectionFileError as error:
+        discard_session()
+        details = [p.to_json() for p in error.problems]
+        raise ApiError(422, error.code, error.message.zh, error.message.en, details=details) from error
+    except LunzangError as error:
+        discard_session()
+        status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 400)
+        raise ApiError(status, error.code, error.message.zh, error.message.en) from error
+
+
+def _bad(message: str, message_en: str) -> ApiError:
+    return ApiError(400, "bad_request", message, message_en)
+
+
+def _optional_text(body: dict[str, Any], key: str) -> str | None:
+    value = body.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise _bad(f"{key} 应是字符串", f"'{key}' must be a string")
+
+
+def _flag(name: str) -> bool:
+    raw = request.args.get(name, "0").strip().lower()
+    if raw in ("1", "true", "yes"):
+        return True
+    if raw in ("0", "false", "no", ""):
+        return False
+    raise ApiError(400, "bad_parameter", f"参数 {name} 应为 0 或 1", f"{name} must be 0 or 1")
+
+
+@bp.get("/collection")
+@require_api_user
+def collection_items() -> Any:
+    user = api_user()
+    session = get_session()
+    page = _int_arg("page", 1, 1, 100_000)
+    per_page = _int_arg("per_page", PER_PAGE, 1, MAX_PER_PAGE)
+    text = request.args.get("q", "")
+    game = request.args.get("game") or None
+    printing_ids = None
+    if text.strip():
+        try:
+            printing_ids = printing_ids_matching(session=session, text=text, user_id=user.id, game=game)
+        except QueryError as error:
+            raise ApiError(400, error.code, error.message.zh, error.message.en, **query_error_body(error)) from error
+    assert user.id is not None
+    result = collection_page(
+        session=session, user_id=user.id, game=game, page=page, per_page=per_page, printing_ids=printing_ids
+    )
+    items = [
+        {
+            "game": row.game,
+            "set": row.set,
+            "number": row.number,
+            "name": row.name,
+            "rarity": row.rarity,
+            "condition": row.grade.condition,
+            "language": row.grade.language,
+            "finish": row.grade.finish,
+            "quantity": row.quantity,
+            "for_trade": row.for_trade,
+            "note": row.note,
+        }
+        for row in result.items
+    ]
+    return jsonify(
+        {
+            "items": items,
+            "total": result.total,
+            "page": result.page,
+            "per_page": result.per_page,
+            "has_more": result.page * result.per_page < result.total,
+        }
+    )
+
+
+@bp.post("/collection/items")
+@require_api_user
+def change_collection_item() -> Any:
+    user = api_user()
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        raise _bad("请求体应是 JSON 对象", "the body must be a JSON object")
+    set_code, number = _optional_text(body, "set"), _optional_text(body, "number")
+    if not set_code or not number:
+        raise _bad("缺少 set（系列代号）或 number（收藏编号）", "'set' and 'number' are required")
+    delta = body.get("delta")
+    if isinstance(delta, bool) or not isinstance(delta, int):
+        raise _bad(
+            f"delta 必须是 -{MAX_DELTA} 到 {MAX_DELTA} 之间的整数", f"delta must be a whole number within ±{MAX_DELTA}"
+        )
+    assert user.id is not None
+    with domain_errors():
+        result = change_item(
+            session=get_session(),
+            user_id=user.id,
+            set_code=set_code,
+            number=number,
+            delta=delta,
+            condition=_optional_text(body, "condition"),
+            language=_optional_text(body, "language"),
+            finish=_optional_text(body, "finish"),
+            game=_optional_text(body, "game"),
+            now=utcnow(),
+        )
+    return jsonify({**result.to_json(), "rarity": result.printing.rarity})
+
+
+def _upload() -> tuple[bytes, str]:
+    """The CSV: a multipart ``file`` field, else the raw body (at most 10 MB + 1 byte is kept:
+    enough for the domain's size check to refuse it clearly)."""
+    if request.mimetype == "multipart/form-data":
+        upload = request.files.get("file")
+        if upload is None:
+            raise _bad("缺少文件字段 file", "the multipart body has no 'file' field")
+        return upload.stream.read(MAX_BYTES + 1), upload.filename or ""
+    return request.get_data()[: MAX_BYTES + 1], request.args.get("filename", "")
+
+
+@bp.post("/collection/import")
+@require_api_user
+def import_collection_csv() -> Any:
+    user = api_user()
+    mode = request.args.get("mode", "add")
+    if mode not in MODES:
+        raise ApiError(
+            400, "bad_parameter", f"未知的导入方式「{mode}」，可用：add、replace", "mode must be add or replace"
+        )
+    dry_run = _flag("dry_run")
+    data, filename = _upload()
+    assert user.id is not None
+    with domain_errors():
+        report = import_collection(
+            session=get_session(),
+            user_id=user.id,
+            data=data,
+            filename=filename,
+            mode=mode,
+            dry_run=dry_run,
+            now=utcnow(),
+        )
+    return jsonify(report.to_json())
+
+
+@bp.get("/collection/export")
+@require_api_user
+def export_collection_csv() -> Any:
+    user = api_user()
+    preset = request.args.get("preset", "lunzang")
+    assert user.id is not None
+    with domain_errors():
+        text = export_collection(session=get_session(), user_id=user.id, preset=preset)
+    filename = f"lunzang-collection-{preset}.csv"
+    return Response(
+        text,
+        mimetype="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+@bp.get("/collection/ledger")
+@require_api_user
+def collection_ledger() -> Any:
+    user = api_user()
+    page = _int_arg("page", 1, 1, 100_000)
+    per_page = _int_arg("per_page", PER_PAGE, 1, MAX_PER_PAGE)
+    assert user.id is not None
+    rows = history(session=get_session(), user_id=user.id, limit=per_page + 1, offset=(page - 1) * per_page)
+    return jsonify(
+        {
+            "entries": [row.to_json() for row in rows[:per_page]],
+            "page": page,
+            "per_page": per_page,
+            "has_more": len(rows) > per_page,
+        }
+    )
+
+
+# ---------------------------------------------------------------------------- OpenAPI
+
+_GRADES = {
+    "condition": {"type": "string", "description": "品相 NM / LP / MP / HP / DMG（别名也可），默认 NM"},
+    "language": {"type": "string", "description": "语言 简中 / 繁中 / EN / 日，默认 简中"},
+    "finish": {"type": "string", "description": "工艺 普通 / 闪，默认 普通"},
+}
+SCHEMAS["CollectionItem"] = {
+    "type": "object",
+    "required": ["set", "number", "name", "rarity", "condition", "language", "finish", "quantity", "for_trade"],
+    "properties": {
+        "game": {"type": "string"},
+        "set": {"type": "string"},
+        "number": {"type": "string"},
+        "name": {"type": "string"},
+        "rarity": {"type": "string"},
+        **_GRADES,
+        "quantity": {"type": "integer", "minimum": 0},
+        "for_trade": {"type": "integer", "minimum": 0},
+        "note": {"type": "string"},
+        "delta": {"type": "integer", "description": "POST only: the change just made"},
+    },
+}
+SCHEMAS["CollectionChange"] = {
+    "type": "object",
+    "required": ["set", "number", "delta"],
+    "properties": {
+        "set": {"type": "string", "description": "系列代号，如 M4"},
+        "number": {"type": "string", "description": "收藏编号，如 M4-001"},
+        "delta": {"type": "integer", "minimum": -MAX_DELTA, "maximum": MAX_DELTA},
+        "game": {"type": "string", "description": "a set code used by several games needs it"},
+        **_GRADES,
+    },
+}
+SCHEMAS["CsvProblem"] = {
+    "type": "object",
+    "required": ["line", "column", "message"],
+    "properties": {
+        "line": {"type": "integer", "description": "1 = the header row"},
+        "column": {"type": "string", "description": "the column as written"},
+        "message": {"type": "string"},
+        "message_en": {"type": "string"},
+    },
+}
+SCHEMAS["LedgerEntry"] = {
+    "type": "object",
+    "required": ["set", "number", "condition", "language", "finish", "delta", "reason", "at"],
+    "properties": {
+        "id": {"type": "integer"},
+        "set": {"type": "string"},
+        "number": {"type": "string"},
+        "name": {"type": "string"},
+        "condition": {"type": "string"},
+        "language": {"type": "string"},
+        "finish": {"type": "string"},
+        "delta": {"type": "integer"},
+        "trade_delta": {"type": "integer"},
+        "reason": {"type": "string", "enum": ["manual", "import", "undo", "pack", "trade"]},
+        "ref": {"type": "string", "description": "import #N, 'M4 seed 42', trade id …"},
+        "import_id": {"type": ["integer", "null"]},
+        "at": {"type": "string", "format": "date-time"},
+    },
+}
+
+
+def _json(ref: str) -> dict[str, Any]:
+    return {"application/json": {"schema": {"$ref": f"#/components/schemas/{ref}"}}}
+
+
+_ERROR = {"content": _json("Error")}
+_SECURITY = [{"bearerAuth": []}]
+_AUTH = {"401": {"description": "没有令牌或令牌无效 / no token, or an unknown or revoked one", **_ERROR}}
+_PAGING = [
+    {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1, "default": 1}},
+    {
+        "name": "per_page",
+        "in": "query",
+        "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE, "default": PER_PAGE},
+    },
+]
+PATHS["/collection"] = {
+    "get": {
+        "summary": "我的收藏（数量为 0 的不列出）/ the caller's collection items",
+        "security": _SECURITY,
+        "parameters": [
+            {
+                "name": "q",
+                "in": "query",
+                "schema": {"type": "string"},
+                "description": "搜索语言筛选，如 a:火 r>=UR (DESIGN §6)",
+            },
+            {"name": "game", "in": "query", "schema": {"type": "string"}},
+            *_PAGING,
+        ],
+        "responses": {
+            "200": {
+                "description": "Items and their total",
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "type": "object",
+                            "required": ["items", "total"],
+                            "properties": {
+                                "items": {"type": "array", "items": {"$ref": "#/components/schemas/CollectionItem"}},
+                                "total": {"type": "integer"},
+                                "page": {"type": "integer"},
+                                "per_page": {"type": "integer"},
+                                "has_more": {"type": "boolean"},
+                            },
+                        }
+                    }
+                },
+            },
+            "400": {"description": "Bad query or paging", **_ERROR},
+            **_AUTH,
+        },
+    }
+}
+PATHS["/collection/items"] = {
+    "post": {
+        "summary": "增减一项的数量 / add (or remove, delta < 0) copies of one printing",
+        "security": _SECURITY,
+        "requestBody": {"required": True, "content": _json("CollectionChange")},
+        "responses": {
+            "200": {"description": "The item after the change", "content": _json("CollectionItem")},
+            "400": {"description": "Bad JSON, delta or grade", **_ERROR},
+            **_AUTH,
+            "404": {"description": "No such printing", **_ERROR},
+            "409": {"description": "The quantity would go below 0: nothing changed", **_ERROR},
+        },
+    }
+}
+PATHS["/collection/import"] = {
+    "post": {
+        "summary": "导入收藏 CSV（全部成功或全部不写）/ import a collection CSV, all or nothing",
+        "security": _SECURITY,
+        "parameters": [
+            {"name": "mode", "in": "query", "schema": {"type": "string", "enum": list(MODES), "default": "add"}},
+            {"name": "dry_run", "in": "query", "schema": {"type": "integer", "enum": [0, 1], "default": 0}},
+            {"name": "filename", "in": "query", "schema": {"type": "string"}, "description": "kept with the import"},
+        ],
+        "requestBody": {
+            "required": True,
+            "description": f"CSV (UTF-8 or GBK, at most {MAX_BYTES // 1048576} MB): the raw body, or a multipart "
+            "field 'file'",
+            "content": {
+                "text/csv": {"schema": {"type": "string"}},
+                "multipart/form-data": {
+                    "schema": {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}}}
+                },
+            },
+        },
+        "responses": {
+            "200": {"description": "What the import did (or would do: dry_run=1)"},
+            "400": {"description": "Bad mode or dry_run", **_ERROR},
+            **_AUTH,
+            "413": {"description": "The request is larger than the server accepts", **_ERROR},
+            "422": {
+                "description": "The file has problems: every one listed, nothing written",
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "type": "object",
+                            "properties": {
+                                "error": {
+                                    "type": "object",
+                                    "properties": {
+                                        "code": {"type": "string"},
+                                        "message": {"type": "string"},
+                                        "message_en": {"type": "string"},
+                                        "details": {
+                                            "type": "array",
+                                            "items": {"$ref": "#/components/schemas/CsvProblem"},
+                                        },
+                                    },
+                                }
+                            },
+                        }
+                    }
+                },
+            },
+        },
+    }
+}
+PATHS["/collection/export"] = {
+    "get": {
+        "summary": "导出收藏 CSV / the collection as CSV (import it with mode=replace: nothing changes)",
+        "security": _SECURITY,
+        "parameters": [
+            {"name": "preset", "in": "query", "schema": {"type": "string", "enum": list(PRESETS), "default": "lunzang"}}
+        ],
+        "responses": {
+            "200": {"description": "CSV attachment", "content": {"text/csv": {"schema": {"type": "string"}}}},
+            "400": {"description": "Unknown preset", **_ERROR},
+            **_AUTH,
+        },
+    }
+}
+PATHS["/collection/ledger"] = {
+    "get": {
+        "summary": "收藏流水（新的在前）/ the caller's ledger, newest first",
+        "security": _SECURITY,
+        "parameters": _PAGING,
+        "responses": {
+            "200": {
+                "description": "Ledger entries",
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "type": "object",
+                            "required": ["entries"],
+                            "properties": {
+                                "entries": {"type": "array", "items": {"$ref": "#/components/schemas/LedgerEntry"}},
+                                "page": {"type": "integer"},
+                                "per_page": {"type": "integer"},
+                                "has_more": {"type": "boolean"},
+                            },
+                        }
+                    }
+                },
+            },
+            **_AUTH,
+        },
+    }
+}

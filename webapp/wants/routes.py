@@ -1,0 +1,215 @@
+"""Thin views over catalog.collection.wants: the want list, the have list, the public profile.
+
+Every page but the profile is the signed-in user's own; the ids in the URLs are checked
+against the owner by the domain functions (another user's id → 404, nothing changed).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import abort, flash, redirect, render_template, request, url_for
+from flask_babel import get_locale
+from flask_babel import gettext as _
+from flask_login import current_user, login_required
+from sqlmodel import select
+
+from catalog import accounts
+from catalog.collection import wants as want_lists
+from catalog.collection.grades import CONDITION_NAMES, CONDITIONS
+from catalog.errors import LunzangError
+from catalog.games import GAMES
+from catalog.models import Game
+from webapp.auth import utcnow
+from webapp.auth.routes import localized, safe_next
+from webapp.db import get_session
+from webapp.wants import bp
+
+MAX_KEEP = 1000
+
+
+def condition_choices() -> list[tuple[str, str]]:
+    """(code, label) of every condition, best first, in the interface language."""
+    english = str(get_locale()) == "en"
+    return [(code, CONDITION_NAMES[code].en if english else CONDITION_NAMES[code].zh) for code in CONDITIONS]
+
+
+def _user_id() -> int:
+    return int(current_user.id)
+
+
+def _int_field(name: str, default: int | None = None) -> int | None:
+    raw = request.form.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        return None
+
+
+def _wants_page(*, error: str | None = None, status: int = 200) -> Any:
+    rows = want_lists.list_wants(session=get_session(), user_id=_user_id())
+    return (
+        render_template("wants/wants.html", rows=rows, games=GAMES, conditions=condition_choices(), error=error),
+        status,
+    )
+
+
+@bp.get("/wants")
+@login_required
+def wants() -> Any:
+    return _wants_page()
+
+
+@bp.post("/wants")
+@login_required
+def add_want() -> Any:
+    """The card page's form: want a card (any printing, or the chosen one)."""
+    card_id = _int_field("card_id")
+    printing_id = _int_field("printing_id", 0)
+    quantity = _int_field("quantity", 1)
+    if card_id is None or printing_id is None or quantity is None:
+        return _wants_page(error=_("请填写整数数量"), status=400)
+    if quantity < 1:
+        return _wants_page(error=_("想要的数量至少是 1"), status=400)
+    try:
+        want_lists.set_want(
+            session=get_session(),
+            user_id=_user_id(),
+            card_id=card_id,
+            printing_id=printing_id or None,
+            quantity=quantity,
+            min_condition=request.form.get("min_condition", "MP"),
+            now=utcnow(),
+        )
+    except want_lists.NotFound as failure:
+        abort(404, localized(failure))
+    except LunzangError as failure:
+        return _wants_page(error=localized(failure), status=400)
+    flash(_("已加入需求列表"))
+    return redirect(safe_next(request.form.get("next")) or url_for("wants.wants"))
+
+
+@bp.post("/wants/<int:want_id>")
+@login_required
+def update_want(want_id: int) -> Any:
+    quantity = _int_field("quantity")
+    if quantity is None:
+        return _wants_page(error=_("请填写整数数量"), status=400)
+    try:
+        kept = want_lists.update_want(
+            session=get_session(),
+            user_id=_user_id(),
+            want_id=want_id,
+            quantity=quantity,
+            min_condition=request.form.get("min_condition", "MP"),
+            now=utcnow(),
+        )
+    except want_lists.NotFound as failure:
+        abort(404, localized(failure))
+    except LunzangError as failure:
+        return _wants_page(error=localized(failure), status=400)
+    flash(_("需求已更新") if kept is not None else _("已从需求列表移除"))
+    return redirect(url_for("wants.wants"))
+
+
+@bp.post("/wants/<int:want_id>/delete")
+@login_required
+def delete_want(want_id: int) -> Any:
+    try:
+        want_lists.remove_want(session=get_session(), user_id=_user_id(), want_id=want_id)
+    except want_lists.NotFound as failure:
+        abort(404, localized(failure))
+    flash(_("已从需求列表移除"))
+    return redirect(url_for("wants.wants"))
+
+
+def _imported_games() -> list[Any]:
+    """The game modules with cards in the database, in registry order."""
+    slugs = set(get_session().exec(select(Game.slug)).all())
+    return [module for slug, module in GAMES.items() if slug in slugs]
+
+
+def _haves_page(*, error: str | None = None, status: int = 200, marked: dict[str, Any] | None = None) -> Any:
+    rows = want_lists.have_list(session=get_session(), user_id=_user_id())
+    return (
+        render_template(
+            "wants/haves.html",
+            rows=rows,
+            games=GAMES,
+            keep_games=_imported_games(),
+            keep_rules=current_user.keep_rules or {},
+            conditions=dict(condition_choices()),
+            error=error,
+            marked=marked,
+        ),
+        status,
+    )
+
+
+@bp.get("/haves")
+@login_required
+def haves() -> Any:
+    return _haves_page()
+
+
+@bp.post("/haves/keep")
+@login_required
+def keep_rule() -> Any:
+    """The "keep N per rarity" form of one game: every copy over N goes up for trade."""
+    module = GAMES.get(request.form.get("game", ""))
+    if module is None:
+        return _haves_page(error=_("请选择游戏"), status=400)
+    keep: dict[str, int] = {}
+    for code in module.rarity.codes:
+        raw = request.form.get(f"keep-{code}", "").strip()
+        if not raw:
+            continue  # an empty box: this rarity is left as it is
+        if not raw.isdigit() or int(raw) > MAX_KEEP:
+            return _haves_page(
+                error=_("保留数量必须是 0 到 %(max)d 之间的整数（%(rarity)s）", max=MAX_KEEP, rarity=code),
+                status=400,
+            )
+        keep[code] = int(raw)
+    if not keep:
+        return _haves_page(error=_("请至少填写一个稀有度的保留数量"), status=400)
+    try:
+        changed = want_lists.mark_extras_for_trade(
+            session=get_session(), user_id=_user_id(), game=module.slug, keep=keep, now=utcnow()
+        )
+    except LunzangError as failure:
+        return _haves_page(error=localized(failure), status=400)
+    rows = want_lists.have_list(session=get_session(), user_id=_user_id())
+    copies = sum(row.for_trade for row in rows if row.game == module.slug)
+    flash(
+        _(
+            "%(game)s：%(items)d 项收藏的可交换数量已更新，现在共有 %(copies)d 张可交换",
+            game=module.name,
+            items=changed,
+            copies=copies,
+        )
+    )
+    return redirect(url_for("wants.haves"))
+
+
+@bp.get("/u/<username>")
+def profile(username: str) -> Any:
+    """A user's have and want lists, when they made them public (else a 404 saying so)."""
+    session = get_session()
+    user = accounts.get_user_by_name(session=session, username=username)
+    if user is None:
+        abort(404, _("没有这个用户"))
+    assert user.id is not None
+    own = current_user.is_authenticated and current_user.id == user.id
+    if not user.lists_public and not own:
+        return render_template("error.html", title=_("这个用户的列表不公开"), message=""), 404
+    return render_template(
+        "wants/profile.html",
+        user=user,
+        own=own,
+        haves=want_lists.have_list(session=session, user_id=user.id),
+        wants=want_lists.list_wants(session=session, user_id=user.id),
+        games=GAMES,
+        conditions=dict(condition_choices()),
+    )
