@@ -415,3 +415,26 @@ def test_want_and_have_posts_without_csrf_token_are_refused(
     assert wants_of(client, alice.id) == before
     with Session(engine_of(client)) as session:
         assert owned(session, alice.id, pid) == (3, 0)
+
+
+def test_want_list_prints_the_missing_copies_as_proxies(sample_app: Any, login: Any) -> None:
+    """Issue 7: a proxy sheet for a want list — one proxy per wanted copy not owned yet."""
+    client = sample_app.test_client()
+    alice = login(client, "alice")
+    assert client.get("/wants/proxies.pdf").status_code == 302  # nothing wanted: back to the list
+    give(client, alice.id, "M4", "M4-001", 1)
+    assert add_want(client, quantity=3).status_code == 302  # 3 wanted, 1 owned: 2 proxies
+    with Session(engine_of(client)) as session:
+        other = session.scalar(select(Card.name).where(Card.name != "小红帽·森林歌者").order_by(Card.id))
+    assert add_want(client, name=other, quantity=8).status_code == 302  # 8 more: 10 copies, 2 pages
+    assert "/wants/proxies.pdf" in client.get("/wants").get_data(as_text=True)
+    response = client.get("/wants/proxies.pdf")
+    assert response.status_code == 200 and response.mimetype == "application/pdf"
+    data = response.get_data()
+    assert data.startswith(b"%PDF") and b"/Count 2" in data
+    assert b"/MediaBox [0 0 595" in data or b"/MediaBox [ 0 0 595" in data
+
+
+def test_want_proxies_need_a_signed_in_user(sample_app: Any) -> None:
+    response = sample_app.test_client().get("/wants/proxies.pdf")
+    assert response.status_code == 302 and "/login" in response.headers["Location"]

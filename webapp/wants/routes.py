@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import abort, flash, redirect, render_template, request, url_for
+from flask import Response, abort, flash, redirect, render_template, request, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
@@ -60,6 +60,32 @@ def _wants_page(*, error: str | None = None, status: int = 200) -> Any:
 @login_required
 def wants() -> Any:
     return _wants_page()
+
+
+@bp.get("/wants/proxies.pdf")
+@login_required
+def want_proxies() -> Any:
+    """The want list on A4 proxy sheets (3×3 at 63×88 mm, cut marks): one proxy per wanted
+    copy not owned yet, the wanted printing's face (else the card's first printing)."""
+    from catalog import deckimages
+    from webapp.cards.images import scan_dir
+
+    session = get_session()
+    rows = [r for r in want_lists.list_wants(session=session, user_id=_user_id()) if r.quantity > r.owned]
+    if not rows:
+        flash(_("需求列表里没有还缺的卡，没有可打印的代理。"), "error")
+        return redirect(url_for("wants.wants"))
+    cards: list[tuple[Any, int]] = []
+    for game in dict.fromkeys(r.game for r in rows):
+        keys = {r.id: deckimages.FaceKey(r.card_id, r.set, r.number) for r in rows if r.game == game}
+        faces = deckimages.load_faces(
+            session=session, game=game, keys=list(keys.values()), size="large", scan_dir=scan_dir()
+        )
+        cards += [(faces[keys[r.id]], r.quantity - r.owned) for r in rows if r.game == game]
+    data = deckimages.render_proxies(cards=cards, title=str(_("需求列表")))
+    response = Response(data, mimetype="application/pdf")
+    response.headers["Content-Disposition"] = "attachment; filename=wants-proxies.pdf"
+    return response
 
 
 @bp.post("/wants")
