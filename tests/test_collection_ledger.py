@@ -247,3 +247,46 @@ def test_concurrent_read_then_write_transactions_with_write_true(sample_catalogu
     assert failures == []
     with Session(sample_catalogue) as session:
         assert owned(session, alice, pid) == (8 * 8, 0)
+
+
+def test_bulk_and_single_writers_creating_the_same_items_wait_for_each_other(
+    sample_catalogue: Engine, alice: int
+) -> None:
+    """A bulk write (import, checklist, opening) plans which items to INSERT; a concurrent +1
+    creating one of them first must make it wait, not fail on the unique index."""
+    from catalog.collection.grades import ItemGrade
+    from catalog.collection.ledger import apply_deltas
+
+    with Session(sample_catalogue) as session:
+        pids = [printing_id(session, "M4", f"M4-{n:03d}") for n in range(1, 13)]
+    failures: list[BaseException] = []
+    grade = ItemGrade()
+
+    def bulk() -> None:
+        try:
+            for _ in range(6):
+                with catalog_db.transaction(sample_catalogue, write=True) as session:
+                    apply_deltas(
+                        session=session, user_id=alice, deltas={(p, grade): 1 for p in pids}, reason="manual", now=NOW
+                    )
+        except BaseException as error:  # reported below
+            failures.append(error)
+
+    def single(pid: int) -> None:
+        try:
+            for _ in range(6):
+                with catalog_db.transaction(sample_catalogue, write=True) as session:
+                    adjust(session=session, user_id=alice, printing_id=pid, delta=1, reason="manual", now=NOW)
+        except BaseException as error:  # reported below
+            failures.append(error)
+
+    threads = [threading.Thread(target=bulk) for _ in range(2)]
+    threads += [threading.Thread(target=single, args=(pid,)) for pid in pids[::3]]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    with Session(sample_catalogue) as session:
+        for index, pid in enumerate(pids):
+            assert owned(session, alice, pid) == (12 + (6 if index % 3 == 0 else 0), 0)

@@ -29,11 +29,12 @@ from sqlmodel import Session
 from catalog.collection.grades import ItemGrade
 from catalog.errors import LunzangError, Message
 from catalog.models import table_of
-from catalog.user_models import CollectionItem, LedgerEntry
+from catalog.user_models import CollectionItem, LedgerEntry, User
 
 REASONS = ("manual", "import", "undo", "pack", "trade")
 ITEMS = table_of(CollectionItem)
 LEDGER = table_of(LedgerEntry)
+USERS = table_of(User)
 GRADE_COLUMNS = ("condition", "language", "finish")
 Key = tuple[int, ItemGrade]  # (printing id, grade)
 DEFAULT_GRADE = ItemGrade()
@@ -150,6 +151,18 @@ def negative_message(before: int, delta: int) -> Message:
     )
 
 
+def lock_user(session: Session, user_id: int) -> None:
+    """Serialise one user's collection writes on PostgreSQL: a row lock on the user, taken
+    first by every writer (single changes, bulk imports, checklists, openings).
+
+    Without it a bulk write that planned to INSERT a new item could meet the same item created
+    meanwhile by a concurrent +1 and fail on the unique index (a 500 instead of a wait). On
+    SQLite the writer transaction (``BEGIN IMMEDIATE``) already serialises every write.
+    """
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(select(USERS.c.id).where(USERS.c.id == user_id).with_for_update())
+
+
 def adjust(
     *,
     session: Session,
@@ -170,6 +183,7 @@ def adjust(
     :class:`BadTradeQuantity` (for trade < 0 or > quantity) and then changes nothing.
     """
     assert reason in REASONS, reason
+    lock_user(session, user_id)
     state = _lock(session, user_id, printing_id, grade)
     if state is None:
         if delta < 0:
@@ -233,7 +247,8 @@ def set_note(
 
 
 def lock_items(session: Session, user_id: int) -> dict[Key, ItemState]:
-    """Every item of the user, locked on PostgreSQL (FOR UPDATE, in id order)."""
+    """Every item of the user, locked on PostgreSQL (the user, then FOR UPDATE in id order)."""
+    lock_user(session, user_id)
     c = ITEMS.c
     query = select(c.id, c.printing_id, c.condition, c.language, c.finish, c.quantity, c.for_trade).where(
         c.user_id == user_id

@@ -27,6 +27,7 @@ from catalog.collection.ledger import (
     ItemState,
     Key,
     adjust,
+    lock_user,
     plan_targets,
     set_for_trade,
     write_changes,
@@ -159,7 +160,10 @@ def _lock_printings(session: Session, user_id: int, printing_ids: list[int]) -> 
 
     Narrower than :func:`catalog.collection.ledger.lock_items` (every item of the user): a
     checklist touches one set, and a large collection should not lock 50,000 rows for it.
+    The user's row is locked first (:func:`~catalog.collection.ledger.lock_user`), so items
+    this checklist is about to create cannot appear meanwhile.
     """
+    lock_user(session, user_id)
     query = (
         select(ITEM.id, ITEM.printing_id, ITEM.condition, ITEM.language, ITEM.finish, ITEM.quantity, ITEM.for_trade)
         .where(ITEM.user_id == user_id, ITEM.printing_id.in_(printing_ids))

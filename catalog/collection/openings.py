@@ -22,10 +22,8 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from catalog.collection.grades import ItemGrade
-from catalog.collection.ledger import DEFAULT_GRADE, LEDGER, ItemChange, add_opening
+from catalog.collection.ledger import DEFAULT_GRADE, LEDGER, ItemChange, add_opening, lock_user
 from catalog.errors import LunzangError, Message
-from catalog.models import table_of
-from catalog.user_models import User
 
 
 class OpeningAlreadyAdded(LunzangError):
@@ -64,9 +62,8 @@ def add_opening_once(
     seed. The caller's transaction must be a writer (``catalog.db.transaction(write=True)``; the
     web opens every POST as one).
     """
-    users = table_of(User)
     # Serialise this user's concurrent adds: the second waits here, then sees the first's rows.
-    session.execute(select(users.c.id).where(users.c.id == user_id).with_for_update())
+    lock_user(session, user_id)
     if opening_added(session=session, user_id=user_id, opening=opening):
         code, seed = opening.model.set_code, opening.seed
         raise OpeningAlreadyAdded(
