@@ -584,3 +584,17 @@ def test_history_filters_and_pages(sample_app, login) -> None:  # type: ignore[n
     only_two = client.get(f"/collection/history?printing={two}").get_data(as_text=True)
     assert only_two.count("<tr>") == 4 and "小红帽·森林歌者" not in only_two
     assert ledger_rows(sample_app, alice.id) == 104
+
+
+def test_grades_are_shown_in_the_readers_language(sample_app: Any, login: Any) -> None:
+    """Stored grades are the CSV values (简中, 闪); the English interface names them."""
+    client = sample_app.test_client()
+    alice = login(client, "alice")
+    with Session(get_engine(sample_app)) as session:
+        pid = printing_id(session, "M4", "M4-001")
+    give(sample_app, alice.id, {pid: 1}, ItemGrade("LP", "繁中", "闪"))
+    chinese = client.get("/collection").get_data(as_text=True)
+    assert "<td>繁中</td>" in chinese and "<td>闪卡</td>" in chinese
+    english = client.get("/collection?lang=en").get_data(as_text=True)
+    assert "<td>Traditional Chinese</td>" in english and "<td>Foil</td>" in english
+    assert "<td>繁中</td>" not in english

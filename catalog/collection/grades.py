@@ -34,6 +34,15 @@ CONDITION_NAMES = {
     "DMG": Message("损坏", "Damaged"),
 }
 
+LANGUAGE_NAMES = {
+    "简中": Message("简体中文", "Simplified Chinese"),
+    "繁中": Message("繁体中文", "Traditional Chinese"),
+    "EN": Message("英文", "English"),
+    "日": Message("日文", "Japanese"),
+}
+FINISH_NAMES = {"普通": Message("普通", "Non-foil"), "闪": Message("闪卡", "Foil")}
+GRADE_NAMES = {"condition": CONDITION_NAMES, "language": LANGUAGE_NAMES, "finish": FINISH_NAMES}
+
 _ALIASES: dict[str, dict[str, tuple[str, ...]]] = {
     "condition": {
         "NM": ("nm", "nearmint", "mint", "m", "nm/m", "nm-m", "全新", "近全新", "完美", "极好"),

@@ -28,7 +28,15 @@ from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
 from catalog.collection import views
-from catalog.collection.grades import CONDITION_NAMES, CONDITIONS, FINISHES, LANGUAGES, BadGrade, ItemGrade
+from catalog.collection.grades import (
+    CONDITION_NAMES,
+    CONDITIONS,
+    FINISHES,
+    GRADE_NAMES,
+    LANGUAGES,
+    BadGrade,
+    ItemGrade,
+)
 from catalog.collection.imports import ImportNotFound
 from catalog.collection.items import BadDelta, ItemResult
 from catalog.collection.ledger import BadTradeQuantity, NegativeQuantity, set_note
@@ -81,9 +89,21 @@ def grade_choices() -> dict[str, list[tuple[str, str]]]:
     conditions = [(c, f"{c} · {CONDITION_NAMES[c].en if english else CONDITION_NAMES[c].zh}") for c in CONDITIONS]
     return {
         "condition": conditions,
-        "language": [(code, code) for code in LANGUAGES],
-        "finish": [(code, _("闪卡") if code == "闪" else _("普通")) for code in FINISHES],
+        "language": [(code, grade_label(code, "language")) for code in LANGUAGES],
+        "finish": [(code, grade_label(code, "finish")) for code in FINISHES],
     }
+
+
+@bp.app_template_filter()
+def grade_label(value: str, kind: str) -> str:
+    """A stored grade as the reader's language shows it: the value itself in Chinese (简中, 闪,
+    NM — what the CSV files hold), its English name in English; conditions stay codes."""
+    names = GRADE_NAMES.get(kind, {})
+    if kind == "condition" or value not in names:
+        return value
+    if str(get_locale()) == "en":
+        return names[value].en
+    return names[value].zh if kind == "finish" else value
 
 
 # ---------------------------------------------------------------------------- my collection
