@@ -25,6 +25,14 @@ from catalog.search.sql import contains, starts_with
 from catalog.text import KEY_SEPARATOR, fold
 
 Clause = ColumnElement[bool]
+
+
+def N_(text: str) -> str:  # the gettext marker name Babel extracts by default
+    """Marks a help text for translation without translating it here: the domain never
+    imports Flask; the help page passes these strings through gettext."""
+    return text
+
+
 Handler = Callable[[Term, "Context"], Clause]
 
 NUMERIC_OPS = {
@@ -141,7 +149,7 @@ def _numeric(column_name: str) -> Handler:
     return handler
 
 
-@key("name", "n", "名", "名称", "名稱", "卡名", help_zh="卡名包含（繁简、全半角不敏感；ASCII 也匹配拼音和首字母）")
+@key("name", "n", "名", "名称", "名稱", "卡名", help_zh=N_("卡名包含（繁简、全半角不敏感；ASCII 也匹配拼音和首字母）"))
 def name_term(term: Term, ctx: Context) -> Clause:
     needle = fold(term.value)
     if not needle:
@@ -153,7 +161,7 @@ def name_term(term: Term, ctx: Context) -> Clause:
     return contains(keys, needle)
 
 
-@key("o", "text", "oracle", "文本", "效果", "规则", "規則", help_zh="规则文字包含（1、2 个汉字也可以）")
+@key("o", "text", "oracle", "文本", "效果", "规则", "規則", help_zh=N_("规则文字包含（1、2 个汉字也可以）"))
 def text_term(term: Term, ctx: Context) -> Clause:
     _check_op(term, (":",))
     from catalog.models import CardText
@@ -162,7 +170,7 @@ def text_term(term: Term, ctx: Context) -> Clause:
     return ctx.cs.c.card_id.in_(select(texts.c.card_id).where(contains(texts.c.text_key, fold(term.value))))
 
 
-@key("t", "type", "类型", "類型", "种类", help_zh="类型或子类型（战魂、魔法、soul…）")
+@key("t", "type", "类型", "類型", "种类", help_zh=N_("类型或子类型（战魂、魔法、soul…）"))
 def type_term(term: Term, ctx: Context) -> Clause:
     _check_op(term, (":", "="))
     parts: list[Clause] = []
@@ -196,7 +204,7 @@ _ATTRIBUTE_OPS: dict[str, Callable[[Any, int], Clause]] = {
     "屬性",
     "颜色",
     "顏色",
-    help_zh="属性/颜色：a:火水 同时具有，a=光 恰好是，a<=火水 不超出",
+    help_zh=N_("属性/颜色：a:火水 同时具有，a=光 恰好是，a<=火水 不超出"),
     ops=tuple(_ATTRIBUTE_OPS),
 )
 def attribute_term(term: Term, ctx: Context) -> Clause:
@@ -240,14 +248,16 @@ def _faction(term: Term, ctx: Context) -> Clause | None:
     return ctx.cs.c.faction_key == value if value else None
 
 
-@key("f", "faction", "house", "派系", "阵营", "陣營", "职业", "職業", help_zh="派系/阵营（熔钥秘境派系、誅天职业）")
+@key("f", "faction", "house", "派系", "阵营", "陣營", "职业", "職業", help_zh=N_("派系/阵营（熔钥秘境派系、誅天职业）"))
 def faction_term(term: Term, ctx: Context) -> Clause:
     _check_op(term, (":", "="))
     clause = _faction(term, ctx)
     return clause if clause is not None else false()
 
 
-key("cost", "费用", "費用", "mv", help_zh="费用合计，可比较：cost<=3", ops=tuple(NUMERIC_OPS))(_numeric("cost_total"))
+key("cost", "费用", "費用", "mv", help_zh=N_("费用合计，可比较：cost<=3"), ops=tuple(NUMERIC_OPS))(
+    _numeric("cost_total")
+)
 key(
     "atk",
     "attack",
@@ -258,7 +268,7 @@ key(
     "攻击力",
     "攻擊力",
     "战斗力",
-    help_zh="攻击力（熔钥秘境：战斗力）",
+    help_zh=N_("攻击力（熔钥秘境：战斗力）"),
     ops=tuple(NUMERIC_OPS),
 )(_numeric("attack"))
 key(
@@ -270,13 +280,13 @@ key(
     "防禦",
     "防御力",
     "防禦力",
-    help_zh="防御力（熔钥秘境：护甲）",
+    help_zh=N_("防御力（熔钥秘境：护甲）"),
     ops=tuple(NUMERIC_OPS),
 )(_numeric("defense"))
-key("lv", "level", "等级", "等級", help_zh="等级", ops=tuple(NUMERIC_OPS))(_numeric("level"))
+key("lv", "level", "等级", "等級", help_zh=N_("等级"), ops=tuple(NUMERIC_OPS))(_numeric("level"))
 
 
-@key("r", "rarity", "稀有度", "罕贵度", help_zh="稀有度，按各游戏的等级比较：r>=UR", ops=tuple(NUMERIC_OPS))
+@key("r", "rarity", "稀有度", "罕贵度", help_zh=N_("稀有度，按各游戏的等级比较：r>=UR"), ops=tuple(NUMERIC_OPS))
 def rarity_term(term: Term, ctx: Context) -> Clause:
     _check_op(term, tuple(NUMERIC_OPS))
     parts: list[Clause] = []
@@ -310,7 +320,7 @@ def _rank_bits(op: str, rank: int) -> int:
     return sum(1 << r for r in range(RANK_BITS) if NUMERIC_OPS[op](r, rank))
 
 
-@key("set", "s", "e", "edition", "系列", help_zh="系列代码：set:M4")
+@key("set", "s", "e", "edition", "系列", help_zh=N_("系列代码：set:M4"))
 def set_term(term: Term, ctx: Context) -> Clause:
     _check_op(term, (":", "="))
     scope = set(ctx.game_ids())
@@ -322,7 +332,7 @@ def set_term(term: Term, ctx: Context) -> Clause:
     return ctx.printing(lambda p: p.c.set_id.in_(ids))
 
 
-@key("series", "系列类别", "产品线", "系", help_zh="系列类别（永恒之轮 S/M/P/G）")
+@key("series", "系列类别", "产品线", "系", help_zh=N_("系列类别（永恒之轮 S/M/P/G）"))
 def series_term(term: Term, ctx: Context) -> Clause:
     _check_op(term, (":", "="))
     sets = table_of(CardSet)
@@ -330,7 +340,7 @@ def series_term(term: Term, ctx: Context) -> Clause:
     return ctx.printing(lambda p: p.c.set_id.in_(chosen))
 
 
-@key("number", "no", "num", "编号", "編號", help_zh="收藏编号：number:M4-001")
+@key("number", "no", "num", "编号", "編號", help_zh=N_("收藏编号：number:M4-001"))
 def number_term(term: Term, ctx: Context) -> Clause:
     _check_op(term, (":", "="))
     needle = fold(term.value)
@@ -339,7 +349,7 @@ def number_term(term: Term, ctx: Context) -> Clause:
     return ctx.printing(lambda p: contains(p.c.number_key, needle))
 
 
-@key("trait", "tr", "特征", "特徵", help_zh="特征：tr:英灵（= 为完全相同）")
+@key("trait", "tr", "特征", "特徵", help_zh=N_("特征：tr:英灵（= 为完全相同）"))
 def trait_term(term: Term, ctx: Context) -> Clause:
     _check_op(term, (":", "="))
     traits = table_of(CardTrait)
@@ -368,7 +378,7 @@ def resolve_keyword(value: str, games: list[tuple[GameModule, int]]) -> tuple[st
     return None
 
 
-@key("kw", "keyword", "关键字", "關鍵字", "能力", help_zh="关键字：kw:军团 kw:军团(5) kw:『童话』限定")
+@key("kw", "keyword", "关键字", "關鍵字", "能力", help_zh=N_("关键字：kw:军团 kw:军团(5) kw:『童话』限定"))
 def keyword_term(term: Term, ctx: Context) -> Clause:
     _check_op(term, (":", "="))
     resolved = resolve_keyword(term.value, ctx.games)
@@ -389,7 +399,7 @@ def keyword_term(term: Term, ctx: Context) -> Clause:
     return ctx.cs.c.card_id.in_(select(keywords.c.card_id).where(*conditions))
 
 
-@key("game", "g", "游戏", "遊戲", help_zh="游戏：g:samsara g:龍之弈")
+@key("game", "g", "游戏", "遊戲", help_zh=N_("游戏：g:samsara g:龍之弈"))
 def game_term(term: Term, ctx: Context) -> Clause:
     _check_op(term, (":", "="))
     from catalog.games import get_game
@@ -439,16 +449,16 @@ def _flag_sample(ctx: Context) -> Clause:
 
 
 FLAGS: dict[str, tuple[tuple[str, ...], Callable[[Context], Clause], str]] = {
-    "legion": (("军团", "軍團"), _flag_keyword("legion"), "军团战魂"),
-    "extra": (("额外", "額外"), _flag_extra, "放入额外卡组的卡（法力石、额外构筑）"),
-    "reprint": (("重印",), _flag_reprint, "在两个以上系列中印刷过"),
-    "unique": (("场上唯一",), _flag_keyword("unique"), "场上唯一"),
-    "multicolor": (("multi", "多色", "多属性"), _flag_multi, "两种以上属性/颜色"),
-    "sample": (("样例",), _flag_sample, "样例数据"),
+    "legion": (("军团", "軍團"), _flag_keyword("legion"), N_("军团战魂")),
+    "extra": (("额外", "額外"), _flag_extra, N_("放入额外卡组的卡（法力石、额外构筑）")),
+    "reprint": (("重印",), _flag_reprint, N_("在两个以上系列中印刷过")),
+    "unique": (("场上唯一",), _flag_keyword("unique"), N_("场上唯一")),
+    "multicolor": (("multi", "多色", "多属性"), _flag_multi, N_("两种以上属性/颜色")),
+    "sample": (("样例",), _flag_sample, N_("样例数据")),
 }
 
 
-@key("is", "是", help_zh="标记：is:legion is:extra is:reprint is:multicolor is:unique is:sample")
+@key("is", "是", help_zh=N_("标记：is:legion is:extra is:reprint is:multicolor is:unique is:sample"))
 def is_term(term: Term, ctx: Context) -> Clause:
     _check_op(term, (":",))
     word = fold(term.value)
@@ -522,9 +532,9 @@ def _collection_key(what: str) -> Handler:
 
 
 for _name, _aliases, _help in (
-    ("own", ("拥有",), "登录后：我拥有的张数（own>0 我有的卡，own=0 我没有的卡）"),
-    ("want", ("想要",), "登录后：我的需求列表中的张数（want>0）"),
-    ("trade", ("交换",), "登录后：我标为可交换的张数（trade>0）"),
+    ("own", ("拥有",), N_("登录后：我拥有的张数（own>0 我有的卡，own=0 我没有的卡）")),
+    ("want", ("想要",), N_("登录后：我的需求列表中的张数（want>0）")),
+    ("trade", ("交换",), N_("登录后：我标为可交换的张数（trade>0）")),
 ):
     key(_name, *_aliases, help_zh=_help, ops=tuple(NUMERIC_OPS))(_collection_key(_name))
 
