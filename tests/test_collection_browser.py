@@ -55,3 +55,51 @@ def test_checklist_completion_and_plus_one(browser: Browser, live_server: str, s
         expect(page.locator('[data-total="cards"]')).to_have_text("4")
     finally:
         page.context.close()
+
+
+def test_plus_and_minus_on_a_card_page_without_reloading(  # type: ignore[no-untyped-def]
+    browser: Browser,  # noqa: F811
+    live_server: str,  # noqa: F811
+    sample_app,
+    make_user,
+) -> None:
+    """With JavaScript the card page's +1/−1 post in the background and update "我有 N 张";
+    a refused change (the page was stale) shows the reason and keeps the count."""
+    from urllib.parse import quote
+
+    from catalog.collection.ledger import adjust
+    from tests.collectionkit import NOW, owned, printing_id
+
+    engine = get_engine(sample_app)
+    with Session(engine) as session, session.begin():
+        alice = make_user(session, "alice").id
+        pid = printing_id(session, "M4", "M4-001")
+    page = open_page(browser)
+    try:
+        page.goto(live_server + "/login")
+        page.get_by_label("用户名").fill("alice")
+        page.get_by_label("密码").fill(TEST_PASSWORD)
+        page.get_by_role("button", name="登录").click()
+        page.goto(live_server + "/cards/samsara/" + quote("小红帽·森林歌者"))
+        url = page.url
+        form = page.locator("form.collection-buttons").filter(has=page.locator(f'input[value="{pid}"]'))
+        count = form.locator(".owned-count")
+        expect(count).to_have_text("我有 0 张")
+        form.get_by_role("button", name=re.compile("^收藏一张")).click()
+        expect(count).to_have_text("我有 1 张")
+        form.get_by_role("button", name=re.compile("^收藏一张")).click()
+        expect(count).to_have_text("我有 2 张")
+        assert page.url == url and page.locator(".flashes").count() == 0  # no reload
+        with Session(engine) as session:
+            assert owned(session, alice, pid) == (2, 0)
+
+        # Meanwhile both copies go (another tab, a trade…): the page still says 2.
+        with Session(engine) as session, session.begin():
+            adjust(session=session, user_id=alice, printing_id=pid, delta=-2, reason="manual", now=NOW)
+        form.get_by_role("button", name=re.compile("^从收藏移出")).click()
+        expect(form.locator(".collection-error")).to_contain_text("不能")
+        expect(count).to_have_text("我有 2 张")
+        with Session(engine) as session:
+            assert owned(session, alice, pid) == (0, 0)
+    finally:
+        page.context.close()
