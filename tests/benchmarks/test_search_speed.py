@@ -1,5 +1,6 @@
 """Search latency on a synthetic 100,000-printing catalogue (``make bench``; figures, no asserts).
 
+Run on SQLite and, when it answers, PostgreSQL (its own ``lunzang_bench_search`` database).
 Three measurements per query of a fixed mix of 20: the search function, the same compiled
 SQL (every statement it ran) run directly on the connection (the floor), and the HTTP layer (``GET /cards`` page and
 ``GET /api/v1/cards``) through the Flask test client. Prints median/p95 and the query plans
@@ -47,14 +48,43 @@ QUERIES = [
 ]
 
 
+SERVER_URL = os.environ.get("BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+BENCH_DATABASE = "lunzang_bench_search"  # its own database, so a benchmark never disturbs a test run
+
+
 @pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    folder = write_synthetic_catalogue(tmp_path_factory.mktemp("synth"), printings=PRINTINGS, seed=1)
-    engine = catalog_db.make_engine(f"sqlite:///{tmp_path_factory.mktemp('db') / 'bench.sqlite3'}")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_synthetic_catalogue(tmp_path_factory.mktemp("synth"), printings=PRINTINGS, seed=1)
+
+
+def _postgres_url() -> str:
+    from sqlalchemy.engine import make_url
+
+    try:
+        server = catalog_db.make_engine(SERVER_URL, isolation_level="AUTOCOMMIT")
+        catalog_db.check_connection(server)
+    except Exception as error:
+        pytest.skip(f"PostgreSQL skipped: {error}")
+    with server.connect() as connection:
+        connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {BENCH_DATABASE}")
+        connection.exec_driver_sql(f"CREATE DATABASE {BENCH_DATABASE} TEMPLATE template0 ENCODING 'UTF8'")
+    server.dispose()
+    return make_url(SERVER_URL).set(database=BENCH_DATABASE).render_as_string(hide_password=False)
+
+
+@pytest.fixture(scope="module", params=["SQLite", "PostgreSQL"])
+def engine(request: pytest.FixtureRequest, folder: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    if request.param == "SQLite":
+        url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'bench.sqlite3'}"
+    else:
+        url = _postgres_url()
+    engine = catalog_db.make_engine(url)
     catalog_db.upgrade(engine)
     with catalog_db.transaction(engine) as session:
         import_catalogue(session=session, paths=[folder])
     with engine.connect() as connection:
+        if engine.dialect.name == "postgresql":
+            connection.exec_driver_sql("COMMIT")
         connection.exec_driver_sql("ANALYZE")
     yield engine
     engine.dispose()
@@ -125,7 +155,8 @@ def test_search_latency(engine: Any, tmp_path: Path) -> None:
             all_api += api
             all_page += page
             rows.append((query, result.total, _stats(fn), _stats(sql), _stats(api), _stats(page) if page else None))
-    print(f"\n{PRINTINGS} printings, {REPEAT} runs per query (ms: median / p95)")
+    database = "PostgreSQL" if engine.dialect.name == "postgresql" else "SQLite"
+    print(f"\n{database}: {PRINTINGS} printings, {REPEAT} runs per query (ms: median / p95)")
     print(f"{'query':<40}{'hits':>7}{'search()':>16}{'SQL alone':>16}{'API':>16}{'/cards page':>16}")
     for query, total, fn, sql, api, page in rows:
         page_text = f"{page[0]:7.1f}/{page[1]:6.1f}" if page else "       -"
@@ -140,7 +171,8 @@ def test_search_latency(engine: Any, tmp_path: Path) -> None:
         raw = connection.connection.driver_connection
         for query, *_ in slowest:
             statement, parameters = captured[query]
-            plan = raw.execute("EXPLAIN QUERY PLAN " + statement, parameters).fetchall()
+            explain = "EXPLAIN " if engine.dialect.name == "postgresql" else "EXPLAIN QUERY PLAN "
+            plan = raw.execute(explain + statement, parameters).fetchall()
             print(f"\nplan of {query!r}:")
             for row in plan:
                 print("   ", row[-1])
