@@ -279,6 +279,30 @@ def test_many_names_from_one_address_are_throttled(client: Any) -> None:
     assert client.post("/login", data={"username": "guess99", "password": "x" * 8}).status_code == 429
 
 
+@pytest.mark.parametrize("proxies", [0, 1])
+def test_behind_a_proxy_each_visitor_has_their_own_limit(database_url: str, tmp_path: Any, proxies: int) -> None:
+    """LUNZANG_PROXIES=1 (one load balancer): the limit counts X-Forwarded-For's visitor, not
+    the proxy; without it the header is not trusted (a visitor could pick any address)."""
+    from webapp import create_app
+
+    app = create_app(
+        {"TESTING": True, "DATABASE_URL": database_url, "WTF_CSRF_ENABLED": False, "LUNZANG_PROXIES": proxies}
+    )
+    app.instance_path = str(tmp_path / "instance")
+    client = app.test_client()
+    for number in range(20):
+        headers = {"X-Forwarded-For": f"203.0.113.{number}"}  # 20 visitors behind one proxy
+        response = client.post("/login", data={"username": f"x{number}", "password": "wrong password"}, headers=headers)
+        assert response.status_code == 401
+    last = client.post(
+        "/login", data={"username": "y", "password": "wrong password"}, headers={"X-Forwarded-For": "203.0.113.99"}
+    )
+    assert last.status_code == (401 if proxies else 429)
+    from webapp.db import dispose
+
+    dispose(app)
+
+
 def test_rate_limit_storage_is_configurable(database_url: str) -> None:
     from webapp import create_app
     from webapp.extensions import limiter

@@ -56,9 +56,15 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         # Request bodies: a bit above the 20 MB scan cap (catalog.scans.MAX_BYTES) for the
         # multipart overhead; the 10 MB collection CSV cap is the domain's (catalog.collection.csvio).
         MAX_CONTENT_LENGTH=21 * 1024 * 1024,
+        # How many reverse proxies (load balancer, nginx) stand in front of the app. Behind
+        # one, every request comes from the proxy's address: the sign-in limit would count all
+        # visitors as one. Set LUNZANG_PROXIES=1 there so X-Forwarded-For/-Proto/-Host are
+        # trusted from exactly that many hops (werkzeug's ProxyFix); never when exposed directly.
+        LUNZANG_PROXIES=0,
     )
     app.config.from_pyfile("config.py", silent=True)
-    for key in ("SECRET_KEY", "DATABASE_URL", "LUNZANG_ENV", "LUNZANG_HTTPS", "RATELIMIT_STORAGE_URI"):
+    from_environment = ("SECRET_KEY", "DATABASE_URL", "LUNZANG_ENV", "LUNZANG_HTTPS", "RATELIMIT_STORAGE_URI")
+    for key in (*from_environment, "LUNZANG_PROXIES"):
         if os.environ.get(key):
             app.config[key] = os.environ[key]
     if test_config:
@@ -68,6 +74,11 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     https = str(app.config["LUNZANG_HTTPS"]).lower() in {"1", "true", "yes", "on"}
     if https or app.config.get("PREFERRED_URL_SCHEME") == "https":
         app.config["SESSION_COOKIE_SECURE"] = app.config["REMEMBER_COOKIE_SECURE"] = True
+    proxies = int(app.config["LUNZANG_PROXIES"] or 0)
+    if proxies > 0:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)  # type: ignore[method-assign]
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
     if not app.config["DATABASE_URL"]:
         app.config["DATABASE_URL"] = f"sqlite:///{Path(app.instance_path) / 'lunzang.sqlite3'}"
