@@ -20,6 +20,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PIL import Image, ImageDraw
 from sqlmodel import Session, col, select
@@ -29,6 +30,9 @@ from catalog.games import GAMES
 from catalog.models import Card, CardSet, Printing
 from catalog.rules import SECTIONS, Deck, Verdict
 from catalog.text import fold
+
+if TYPE_CHECKING:  # catalog.decks is the checker; imported for the type only
+    from catalog.decks import DeckCheck
 
 SECTION_NAMES = {"main": "主卡组", "extra": "额外卡组", "side": "备牌"}
 UNRESOLVED = ("unknown_card", "ambiguous_card")
@@ -295,3 +299,52 @@ def render_proxies(*, cards: Sequence[tuple[Image.Image, int]], title: str = "")
         buffer, "PDF", save_all=True, append_images=pages[1:], resolution=DPI, quality=90, title=title or "Lunzang"
     )
     return buffer.getvalue()
+
+
+# ---------------------------------------------------------------------------- use cases
+
+
+def deck_image_of(
+    *, session: Session, check: DeckCheck, scan_dir: Path | None, cache_dir: Path | None = None
+) -> tuple[bytes, list[DeckRow]]:
+    """A checked deck (:func:`catalog.decks.check_decklist`) as its PNG, and its rows."""
+    rows = deck_rows(check.deck)
+    faces = load_faces(
+        session=session,
+        game=check.pool.game,
+        keys=[r.key for r in rows],
+        size="small",
+        scan_dir=scan_dir,
+        cache_dir=cache_dir,
+    )
+    data = render_deck_image(
+        rows=rows,
+        faces=faces,
+        verdict=check.verdict,
+        deck_name=check.deck.name,
+        game_name=GAMES[check.pool.game].name,
+        format_name=check.format.name,
+    )
+    return data, rows
+
+
+def deck_proxies_of(*, session: Session, check: DeckCheck, scan_dir: Path | None) -> tuple[bytes, int]:
+    """Every copy of a checked deck on A4 proxy sheets: the PDF and the number of copies."""
+    rows = deck_rows(check.deck)
+    faces = load_faces(
+        session=session, game=check.pool.game, keys=[r.key for r in rows], size="large", scan_dir=scan_dir
+    )
+    cards = [(faces[r.key], r.count) for r in rows]
+    return render_proxies(cards=cards, title=check.deck.name), sum(r.count for r in rows)
+
+
+def proxies_of_cards(
+    *, session: Session, wanted: Sequence[tuple[str, FaceKey, int]], scan_dir: Path | None, title: str
+) -> bytes:
+    """Proxy sheets for (game, face, copies) of any games — a want list — in the given order."""
+    faces: dict[tuple[str, FaceKey], Image.Image] = {}
+    for game in dict.fromkeys(g for g, _k, _n in wanted):
+        keys = [k for g, k, _n in wanted if g == game]
+        loaded = load_faces(session=session, game=game, keys=keys, size="large", scan_dir=scan_dir)
+        faces |= {(game, key): face for key, face in loaded.items()}
+    return render_proxies(cards=[(faces[(g, k)], n) for g, k, n in wanted], title=title)

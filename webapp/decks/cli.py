@@ -18,7 +18,6 @@ from catalog import deckimages
 from catalog.decklists import DecklistError
 from catalog.decks import DeckCheck, check_decklist
 from catalog.errors import LunzangError
-from catalog.games import GAMES
 from webapp.db import get_engine
 
 
@@ -128,23 +127,7 @@ def deck_image(file: str, game: str | None, format_code: str | None, out: Path) 
 
     session, result = _checked(file, game, format_code)
     with session:
-        rows = deckimages.deck_rows(result.deck)
-        faces = deckimages.load_faces(
-            session=session,
-            game=result.pool.game,
-            keys=[r.key for r in rows],
-            size="small",
-            scan_dir=scan_dir(),
-            cache_dir=cache_dir(),
-        )
-    data = deckimages.render_deck_image(
-        rows=rows,
-        faces=faces,
-        verdict=result.verdict,
-        deck_name=result.deck.name,
-        game_name=GAMES[result.pool.game].name,
-        format_name=result.format.name,
-    )
+        data, rows = deckimages.deck_image_of(session=session, check=result, scan_dir=scan_dir(), cache_dir=cache_dir())
     _write(out, data)
     state = "合法" if result.verdict.legal else "不合法"
     click.echo(f"已写入 {out}：{len(rows)} 种卡，{sum(r.count for r in rows)} 张（{state}）")
@@ -161,11 +144,6 @@ def deck_proxies(file: str, game: str | None, out: Path) -> None:
 
     session, result = _checked(file, game, None)
     with session:
-        rows = deckimages.deck_rows(result.deck)
-        faces = deckimages.load_faces(
-            session=session, game=result.pool.game, keys=[r.key for r in rows], size="large", scan_dir=scan_dir()
-        )
-    data = deckimages.render_proxies(cards=[(faces[r.key], r.count) for r in rows], title=result.deck.name)
+        data, copies = deckimages.deck_proxies_of(session=session, check=result, scan_dir=scan_dir())
     _write(out, data)
-    copies = sum(r.count for r in rows)
     click.echo(f"已写入 {out}：{copies} 张代理卡，{-(-copies // deckimages.PER_PAGE)} 页 A4")

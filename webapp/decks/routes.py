@@ -183,24 +183,8 @@ def _download(data: bytes, mimetype: str, filename: str) -> Response:
 @bp.route("/decks/image.png")
 def deck_image() -> Response:
     """The checked deck as a PNG to share (grid of card images, counts, legality badge)."""
-    result = _drawable()
-    rows = deckimages.deck_rows(result.deck)
-    keys = [r.key for r in rows]
-    faces = deckimages.load_faces(
-        session=get_session(),
-        game=result.pool.game,
-        keys=keys,
-        size="small",
-        scan_dir=scan_dir(),
-        cache_dir=cache_dir(),
-    )
-    data = deckimages.render_deck_image(
-        rows=rows,
-        faces=faces,
-        verdict=result.verdict,
-        deck_name=result.deck.name,
-        game_name=GAMES[result.pool.game].name,
-        format_name=result.format.name,
+    data, _rows = deckimages.deck_image_of(
+        session=get_session(), check=_drawable(), scan_dir=scan_dir(), cache_dir=cache_dir()
     )
     return _download(data, "image/png", "deck.png")
 
@@ -208,12 +192,7 @@ def deck_image() -> Response:
 @bp.route("/decks/proxies.pdf")
 def proxies() -> Response:
     """Every copy of the checked deck on A4 proxy sheets (3×3 cards of 63×88 mm, cut marks)."""
-    result = _drawable()
-    rows = deckimages.deck_rows(result.deck)
-    faces = deckimages.load_faces(
-        session=get_session(), game=result.pool.game, keys=[r.key for r in rows], size="large", scan_dir=scan_dir()
-    )
-    data = deckimages.render_proxies(cards=[(faces[r.key], r.count) for r in rows], title=result.deck.name)
+    data, _copies = deckimages.deck_proxies_of(session=get_session(), check=_drawable(), scan_dir=scan_dir())
     return _download(data, "application/pdf", "proxies.pdf")
 
 

@@ -75,14 +75,8 @@ def want_proxies() -> Any:
     if not rows:
         flash(_("需求列表里没有还缺的卡，没有可打印的代理。"), "error")
         return redirect(url_for("wants.wants"))
-    cards: list[tuple[Any, int]] = []
-    for game in dict.fromkeys(r.game for r in rows):
-        keys = {r.id: deckimages.FaceKey(r.card_id, r.set, r.number) for r in rows if r.game == game}
-        faces = deckimages.load_faces(
-            session=session, game=game, keys=list(keys.values()), size="large", scan_dir=scan_dir()
-        )
-        cards += [(faces[keys[r.id]], r.quantity - r.owned) for r in rows if r.game == game]
-    data = deckimages.render_proxies(cards=cards, title=str(_("需求列表")))
+    wanted = [(r.game, deckimages.FaceKey(r.card_id, r.set, r.number), r.quantity - r.owned) for r in rows]
+    data = deckimages.proxies_of_cards(session=session, wanted=wanted, scan_dir=scan_dir(), title=str(_("需求列表")))
     response = Response(data, mimetype="application/pdf")
     response.headers["Content-Disposition"] = "attachment; filename=wants-proxies.pdf"
     return response
