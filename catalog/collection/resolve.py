@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import select
 from sqlmodel import Session
@@ -44,6 +45,20 @@ class PrintingInfo:
     number: str
     name: str
     rarity: str
+
+
+def _printing_rows() -> Any:
+    """The columns :class:`PrintingIndex` keeps of each printing, with its card's name."""
+    return select(
+        PRINTING.id,
+        PRINTING.card_id,
+        PRINTING.set_id,
+        PRINTING.number,
+        PRINTING.number_key,
+        PRINTING.rarity,
+        CARD.name,
+        CARD.name_key,
+    ).join(Card, CARD.id == PRINTING.card_id)
 
 
 class PrintingIndex:
@@ -89,20 +104,7 @@ class PrintingIndex:
         if not wanted:
             return
         self._loaded_sets.update(wanted)
-        query = (
-            select(
-                PRINTING.id,
-                PRINTING.card_id,
-                PRINTING.set_id,
-                PRINTING.number,
-                PRINTING.number_key,
-                PRINTING.rarity,
-                CARD.name,
-                CARD.name_key,
-            )
-            .join(Card, CARD.id == PRINTING.card_id)
-            .where(PRINTING.set_id.in_(wanted))
-        )
+        query = _printing_rows().where(PRINTING.set_id.in_(wanted))
         self._add(self.session.execute(query))
 
     def load_names(self, names: Iterable[str]) -> None:
@@ -110,20 +112,7 @@ class PrintingIndex:
         keys = sorted({fold(n) for n in names} - set(self.by_card_name))
         for start in range(0, len(keys), 900):
             chunk = keys[start : start + 900]
-            query = (
-                select(
-                    PRINTING.id,
-                    PRINTING.card_id,
-                    PRINTING.set_id,
-                    PRINTING.number,
-                    PRINTING.number_key,
-                    PRINTING.rarity,
-                    CARD.name,
-                    CARD.name_key,
-                )
-                .join(Card, CARD.id == PRINTING.card_id)
-                .where(CARD.name_key.in_(chunk))
-            )
+            query = _printing_rows().where(CARD.name_key.in_(chunk))
             for key in chunk:
                 self.by_card_name.setdefault(key, [])
             self._add(self.session.execute(query), only_names=True)
