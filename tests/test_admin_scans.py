@@ -144,3 +144,11 @@ def test_an_oversize_request_is_a_clear_413_page(sample_app: Any, login: Any, st
     assert response.status_code == 413
     assert "上传的内容太大" in response.get_data(as_text=True)
     assert scans_stored(sample_app) == 0
+
+
+def test_admins_find_the_upload_page_in_the_header(sample_app: Any, login: Any) -> None:
+    admin, user = sample_app.test_client(), sample_app.test_client()
+    login(admin, "boss", role="admin")
+    login(user, "someone", role="user")
+    assert f'href="{PAGE}"' in admin.get("/").get_data(as_text=True)
+    assert f'href="{PAGE}"' not in user.get("/").get_data(as_text=True)
