@@ -51,6 +51,12 @@ def game_summaries(session: Session) -> list[GameSummary]:
     ]
 
 
+def imported_games(session: Session) -> list[GameModule]:
+    """The game modules that have a row in the database (anything imported), in registry order."""
+    slugs = set(session.scalars(select(Game.slug)))
+    return [module for slug, module in GAMES.items() if slug in slugs]
+
+
 def get_game_row(session: Session, slug: str) -> Game | None:
     return session.scalars(select(Game).where(Game.slug == slug)).first()
 

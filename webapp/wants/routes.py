@@ -12,14 +12,12 @@ from flask import Response, abort, flash, redirect, render_template, request, ur
 from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
-from sqlmodel import select
 
-from catalog import accounts
+from catalog import accounts, browse
 from catalog.collection import wants as want_lists
 from catalog.collection.grades import CONDITION_NAMES, CONDITIONS
 from catalog.errors import LunzangError
 from catalog.games import GAMES
-from catalog.models import Game
 from webapp.auth import utcnow
 from webapp.auth.routes import localized, safe_next
 from webapp.db import get_session
@@ -145,12 +143,6 @@ def delete_want(want_id: int) -> Any:
     return redirect(url_for("wants.wants"))
 
 
-def _imported_games() -> list[Any]:
-    """The game modules with cards in the database, in registry order."""
-    slugs = set(get_session().exec(select(Game.slug)).all())
-    return [module for slug, module in GAMES.items() if slug in slugs]
-
-
 def _haves_page(*, error: str | None = None, status: int = 200, marked: dict[str, Any] | None = None) -> Any:
     rows = want_lists.have_list(session=get_session(), user_id=_user_id())
     return (
@@ -158,7 +150,7 @@ def _haves_page(*, error: str | None = None, status: int = 200, marked: dict[str
             "wants/haves.html",
             rows=rows,
             games=GAMES,
-            keep_games=_imported_games(),
+            keep_games=browse.imported_games(get_session()),
             keep_rules=current_user.keep_rules or {},
             conditions=dict(condition_choices()),
             error=error,
