@@ -18,7 +18,7 @@ from sqlmodel import Session, select
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from catalog.errors import LunzangError, Message
-from catalog.user_models import ROLES, ApiToken, User
+from catalog.models import ROLES, ApiToken, User
 
 USERNAME_MIN, USERNAME_MAX = 2, 32
 PASSWORD_MIN, PASSWORD_MAX = 8, 256

@@ -47,9 +47,8 @@ from sqlmodel import Session, col, select
 
 from catalog import images
 from catalog.errors import LunzangError, Message
-from catalog.models import Card, CardSet, Game, Printing
+from catalog.models import Card, CardSet, Game, Printing, PrintingScan
 from catalog.text import fold
-from catalog.user_models import PrintingScan
 
 MAX_BYTES = 20 * 1024 * 1024  # a 600 dpi scan of one card is ~5 MB as JPEG, ~15 MB as PNG
 MAX_PIXELS = 40_000_000  # 600 dpi of a 63×88 mm card is 1488×2079 = 3 MP; 40 MP leaves room

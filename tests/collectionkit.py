@@ -9,8 +9,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from catalog.collection.grades import ItemGrade
-from catalog.models import CardSet, Printing
-from catalog.user_models import CollectionItem, User
+from catalog.models import CardSet, CollectionItem, Printing, User
 
 NOW = datetime(2026, 6, 1, 12, 0, 0, tzinfo=UTC)
 NM = ItemGrade()

@@ -10,7 +10,7 @@ from sqlmodel import Session, select
 
 from catalog import accounts
 from catalog.accounts import AccountError
-from catalog.user_models import ApiToken, User
+from catalog.models import ApiToken, User
 
 CHEAP = "pbkdf2:sha256:1"
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

@@ -13,7 +13,7 @@ from PIL import Image
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from catalog.user_models import PrintingScan
+from catalog.models import PrintingScan
 from webapp.db import get_engine
 
 PAGE = "/admin/scans"

@@ -16,8 +16,7 @@ from sqlmodel import Session
 from werkzeug.serving import make_server
 
 from catalog.accounts import issue_token, revoke_token
-from catalog.models import CardSet, Printing
-from catalog.user_models import LedgerEntry, User
+from catalog.models import CardSet, LedgerEntry, Printing, User
 from tests.collectionkit import NOW, owned, printing_id
 from tests.helpers import table_counts
 from webapp.db import get_engine

@@ -8,7 +8,7 @@ import pytest
 from sqlmodel import Session, select
 
 from catalog import accounts
-from catalog.user_models import ApiToken, User
+from catalog.models import ApiToken, User
 from tests.helpers import table_counts
 from webapp.db import get_engine
 

@@ -22,8 +22,7 @@ from catalog.collection import (
 from catalog.collection.csvio import MAX_BYTES, decode
 from catalog.collection.grades import BadGrade, acceptable, parse_grade
 from catalog.collection.imports import ImportNotFound
-from catalog.models import CardSet, Game
-from catalog.user_models import CollectionImport, LedgerEntry
+from catalog.models import CardSet, CollectionImport, Game, LedgerEntry
 from tests.collectionkit import NOW, committed_user, owned, printing_id, snapshot
 from tests.helpers import table_counts
 

@@ -26,7 +26,7 @@ from catalog.collection import (
     set_note,
 )
 from catalog.collection.items import BadDelta
-from catalog.user_models import CollectionItem, LedgerEntry
+from catalog.models import CollectionItem, LedgerEntry
 from tests.collectionkit import NOW, committed_user, owned, printing_id
 from tests.helpers import table_counts
 
@@ -224,7 +224,7 @@ def test_change_item_errors_change_nothing(sample_catalogue: Engine, alice: int,
 def test_concurrent_read_then_write_transactions_with_write_true(sample_catalogue: Engine, alice: int) -> None:
     """A request reads (its user) before it adjusts: ``transaction(write=True)`` takes the
     SQLite write lock up front, so none fails with "database is locked" and none is lost."""
-    from catalog.user_models import User
+    from catalog.models import User
 
     with Session(sample_catalogue) as session:
         pid = printing_id(session, "M4", "M4-001")

@@ -29,8 +29,7 @@ from catalog.collection.wants import (
     set_want,
 )
 from catalog.decklists import DecklistError
-from catalog.models import Printing
-from catalog.user_models import User
+from catalog.models import Printing, User
 from tests.collectionkit import NM, NOW, committed_user, owned, printing_id
 
 HEADER = "set,number,name,quantity,condition,language,finish,for_trade\n"

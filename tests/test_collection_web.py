@@ -15,7 +15,7 @@ from sqlmodel import Session
 
 from catalog.collection.grades import ItemGrade
 from catalog.collection.ledger import apply_deltas
-from catalog.user_models import CollectionImport, LedgerEntry
+from catalog.models import CollectionImport, LedgerEntry
 from tests.collectionkit import NM, NOW, owned, printing_id, snapshot
 from webapp.db import get_engine
 

@@ -15,7 +15,7 @@ from catalog import db as catalog_db
 from catalog.accounts import issue_token
 from catalog.boosters import open_packs
 from catalog.collection.openings import OpeningAlreadyAdded, add_opening_once, opening_added
-from catalog.user_models import CollectionItem, LedgerEntry
+from catalog.models import CollectionItem, LedgerEntry
 from tests.collectionkit import NOW, committed_user
 from tests.helpers import table_counts
 from webapp.db import get_engine

@@ -12,8 +12,7 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from catalog.collection.decks import save_deck
-from catalog.models import Card
-from catalog.user_models import SavedDeck, WantItem
+from catalog.models import Card, SavedDeck, WantItem
 from tests.collectionkit import NOW
 from tests.test_decks import legal_samsara_list
 from tests.test_wants_web import engine_of, give

@@ -14,8 +14,7 @@ from sqlmodel import Session, select
 
 from catalog import images, scans
 from catalog.db import transaction
-from catalog.models import Printing
-from catalog.user_models import PrintingScan
+from catalog.models import Printing, PrintingScan
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 RED, BLUE, GREEN = (220, 20, 20), (20, 40, 220), (20, 200, 40)

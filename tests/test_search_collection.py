@@ -11,9 +11,8 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from catalog.models import Card, CardSet, Printing
+from catalog.models import Card, CardSet, CollectionItem, LedgerEntry, Printing, User, WantItem
 from catalog.search import QueryError, search
-from catalog.user_models import CollectionItem, LedgerEntry, User, WantItem
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 

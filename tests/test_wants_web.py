@@ -14,8 +14,7 @@ from sqlmodel import Session
 from catalog.accounts import username_key
 from catalog.collection.grades import ItemGrade
 from catalog.collection.ledger import adjust, set_for_trade, set_note
-from catalog.models import Card
-from catalog.user_models import CollectionItem, User, WantItem
+from catalog.models import Card, CollectionItem, User, WantItem
 from tests.collectionkit import NM, NOW, owned, printing_id
 from webapp.db import get_engine
 

@@ -14,8 +14,8 @@ from catalog.collection.wants import NotFound, list_wants, owned_by_card, set_wa
 from catalog.decklists import CardPool, parse_decklist, resolve
 from catalog.decks import DeckCheckError, check_parsed, game_slug, load_format, load_pool
 from catalog.errors import LunzangError, Message
+from catalog.models import SavedDeck
 from catalog.rules import FormatSpec, Verdict
-from catalog.user_models import SavedDeck
 
 MAX_DECK_TEXT = 20_000
 

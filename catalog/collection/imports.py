@@ -28,9 +28,8 @@ from catalog.collection.ledger import (
 from catalog.collection.resolve import PrintingIndex, PrintingInfo, UnknownPrinting
 from catalog.collection.tables import PRINTING
 from catalog.errors import LunzangError, Message
-from catalog.models import table_of
+from catalog.models import CollectionImport, LedgerEntry, table_of
 from catalog.text import fold
-from catalog.user_models import CollectionImport, LedgerEntry
 
 MODES = ("add", "replace")
 PREVIEW_LIMIT = 1000  # changes listed in a report (the totals count them all)

@@ -28,8 +28,7 @@ from sqlmodel import Session
 
 from catalog.collection.grades import ItemGrade
 from catalog.errors import LunzangError, Message
-from catalog.models import table_of
-from catalog.user_models import CollectionItem, LedgerEntry, User
+from catalog.models import CollectionItem, LedgerEntry, User, table_of
 
 REASONS = ("manual", "import", "undo", "pack", "trade")
 ITEMS = table_of(CollectionItem)

@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
-from catalog.models import Card, CardSet, Game, Printing, table_of
-from catalog.user_models import CollectionImport, CollectionItem, LedgerEntry, SavedDeck, User, WantItem
+from catalog.models import (
+    Card,
+    CardSet,
+    CollectionImport,
+    CollectionItem,
+    Game,
+    LedgerEntry,
+    Printing,
+    SavedDeck,
+    User,
+    WantItem,
+    table_of,
+)
 
 ITEM = table_of(CollectionItem).c
 LEDGER = table_of(LedgerEntry).c

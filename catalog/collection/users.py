@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlmodel import Session
 
 from catalog.errors import LunzangError, Message
-from catalog.user_models import User
+from catalog.models import User
 
 
 class UnknownUser(LunzangError):

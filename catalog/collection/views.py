@@ -11,9 +11,8 @@ from sqlmodel import Session
 
 from catalog.collection.grades import ItemGrade
 from catalog.collection.tables import CARD, GAME, IMPORT, ITEM, LEDGER, PRINTING, SET
-from catalog.models import Card, CardSet, Game, Printing
+from catalog.models import Card, CardSet, CollectionImport, CollectionItem, Game, Printing
 from catalog.text import fold
-from catalog.user_models import CollectionImport, CollectionItem
 
 MAX_PER_PAGE = 500
 

@@ -13,8 +13,7 @@ from catalog.collection.grades import CONDITIONS, ItemGrade, condition_rank
 from catalog.collection.ledger import Key, lock_items, plan_targets, write_changes
 from catalog.collection.tables import CARD, GAME, ITEM, PRINTING, SET, WANT
 from catalog.errors import LunzangError, Message
-from catalog.models import Card, CardSet, Game, Printing
-from catalog.user_models import CollectionItem, User, WantItem
+from catalog.models import Card, CardSet, CollectionItem, Game, Printing, User, WantItem
 
 
 class WantError(LunzangError):

@@ -650,7 +650,7 @@ class _Planner:
     def _remove_orphans(self, game_id: int) -> int:
         """Cards that lost their last printing (renamed in their set) and no ban list or want
         list names (a want list keeps the card it names, even when no set prints it now)."""
-        from catalog.user_models import WantItem
+        from catalog.models import WantItem
 
         table = table_of(Card)
         orphans = select(table.c.id).where(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from alembic import context
 from sqlmodel import SQLModel
 
-import catalog.models  # noqa: F401  (registers every table, user_models too, on SQLModel.metadata)
+import catalog.models  # noqa: F401  (registers every table on SQLModel.metadata)
 
 config = context.config
 target_metadata = SQLModel.metadata

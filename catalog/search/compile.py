@@ -475,7 +475,7 @@ def is_term(term: Term, ctx: Context) -> Clause:
 def _collection_counts(ctx: Context, what: str) -> Any:
     """(id, count) per card — or per printing in ``unique:prints`` — of the signed-in user's
     owned copies (``own``), copies for trade (``trade``) or wanted copies (``want``)."""
-    from catalog.user_models import CollectionItem, WantItem
+    from catalog.models import CollectionItem, WantItem
 
     printing = table_of(Printing)
     per_print = ctx.mode == "prints"

@@ -14,7 +14,7 @@ from flask import g, jsonify, request
 from flask_login import current_user
 
 from catalog.accounts import user_for_token
-from catalog.user_models import User
+from catalog.models import User
 from webapp.api import ApiError, bp
 from webapp.api.openapi import PATHS, SCHEMAS, SECURITY_SCHEMES
 from webapp.auth import utcnow

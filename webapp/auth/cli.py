@@ -13,7 +13,7 @@ from flask.cli import with_appcontext
 from catalog import accounts
 from catalog import db as catalog_db
 from catalog.errors import ConfigurationError, Message
-from catalog.user_models import ROLES
+from catalog.models import ROLES
 from webapp.auth import hash_method, utcnow
 from webapp.db import get_engine
 

@@ -20,7 +20,7 @@ from flask_login import current_user, login_required, login_user, logout_user
 
 from catalog import accounts
 from catalog.errors import LunzangError
-from catalog.user_models import User
+from catalog.models import User
 from webapp.auth import bp, hash_method, utcnow
 from webapp.auth.forms import ChangePasswordForm, ConfirmForm, ListsPublicForm, LoginForm, RegisterForm, TokenForm
 from webapp.db import get_session

@@ -11,7 +11,7 @@ from flask_wtf.csrf import CSRFError
 from sqlalchemy.exc import DBAPIError
 
 from catalog.errors import ConfigurationError
-from catalog.user_models import User
+from catalog.models import User
 from webapp import db
 from webapp.extensions import csrf, limiter, login_manager
 

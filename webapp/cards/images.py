@@ -19,8 +19,7 @@ from flask_babel import gettext as _
 
 from catalog import browse, images, scans
 from catalog.games import GAMES
-from catalog.models import Card, CardSet, Printing
-from catalog.user_models import PrintingScan
+from catalog.models import Card, CardSet, Printing, PrintingScan
 from webapp.cards import bp
 from webapp.db import get_session
 

@@ -197,8 +197,3 @@ class BanEntry(SQLModel, table=True):
 def table_of(model: type[SQLModel]) -> Table:
     """The Core table behind a model, for bulk statements (typed for mypy)."""
     return cast(Table, model.__table__)  # type: ignore[attr-defined]
-
-
-# The user-side tables (accounts, collections, ledger …) live in their own module; importing it
-# here registers them on the same metadata, which Alembic and the tests compare.
-from catalog import user_models as _user_models  # noqa: E402, F401
