@@ -70,7 +70,7 @@ def give(app: Any, user_id: int, items: dict[int, int], grade: ItemGrade = NM) -
 
 def flashes(page: str) -> list[str]:
     found = re.search(r'<ul class="flashes"[^>]*>(.*?)</ul>', page, re.S)
-    return re.findall(r"<li>(.*?)</li>", found.group(1), re.S) if found else []
+    return re.findall(r"<li[^>]*>(.*?)</li>", found.group(1), re.S) if found else []
 
 
 def add(client: Any, **fields: Any) -> Any:

@@ -242,7 +242,7 @@ def _answer(result: ItemResult | None, message: str, error: LunzangError | None 
             return jsonify(body), status_of(error)
         assert result is not None
         return jsonify({"item": result.to_json(), "message": message})
-    flash(message)
+    flash(message, "error" if error is not None else "message")
     return redirect(_back(), code=303)
 
 

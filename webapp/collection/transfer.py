@@ -127,7 +127,7 @@ def undo(import_id: int) -> Any:
         changes = undo_import(session=get_session(), user_id=current_user.id, import_id=import_id, now=utcnow())
     except LunzangError as error:
         get_session().rollback()
-        flash(localized(error))
+        flash(localized(error), "error")
         return redirect(url_for("collection.imports"), code=303)
     flash(_("已撤销导入 #%(id)d（%(items)d 项恢复原状）", id=import_id, items=len(changes)))
     return redirect(url_for("collection.imports"), code=303)
