@@ -3,13 +3,14 @@ the tables on a phone, success messages, readable controls on search tiles."""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import Browser, expect
 from sqlmodel import Session
 
-from tests.browserkit import DESKTOP, PHONE, WIDTHS, assert_fits, new_page, sign_in
+from tests.browserkit import DESKTOP, WIDTHS, assert_fits, new_page, sign_in
 from tests.test_browser import browser, live_server  # noqa: F401  (fixtures)
 from webapp.db import get_engine
 
@@ -49,5 +50,69 @@ def test_header_one_line_on_desktop_menu_on_a_phone(browser: Browser, live_serve
                 expect(account.get_by_role("link", name="我的卡组" if lang == "zh" else "My decks")).to_be_visible()
         sets.click()
         expect(page).to_have_url(live_server + "/sets")
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_collection_sets_and_search_table_fit_with_every_control_on_screen(  # type: ignore[no-untyped-def]
+    browser: Browser,  # noqa: F811
+    live_server: str,  # noqa: F811
+    alice,
+    width: int,
+) -> None:
+    page = new_page(browser, width)
+    try:
+        sign_in(page, live_server)
+        # the welcome is a success, not an error (item 3)
+        flash = page.locator(".flashes li").first
+        expect(flash).to_have_class("flash flash-success")
+        assert page.evaluate("getComputedStyle(document.querySelector('.flashes li')).backgroundColor") == (
+            "rgb(230, 244, 234)"
+        )
+        page.goto(live_server + "/cards?q=" + quote("孙悟空"))
+        tile = page.locator(".tile", has=page.locator(".tile-name", has_text=re.compile(r"^孙悟空$")))
+        # item 4: the controls sit under the card on white, not on the coloured frame
+        card_box = tile.locator(".tile-link").bounding_box()
+        deck_box = tile.locator(".deck-buttons").bounding_box()
+        assert card_box and deck_box and deck_box["y"] >= card_box["y"] + card_box["height"]
+        colours = page.evaluate(
+            "['.deck-buttons', '.collection-buttons'].map(s => getComputedStyle(document.querySelector('.tile ' + s))"
+            ".backgroundColor)"
+        )
+        assert colours == ["rgb(255, 255, 255)", "rgb(255, 255, 255)"]
+        tile.get_by_role("button", name="收藏一张「孙悟空」（P2-008）").click()
+        expect(tile.locator(".owned-count")).to_have_text("我有 1 张")
+
+        # item 1: the collection row keeps name, quantity, −1/+1 and for-trade on screen
+        page.goto(live_server + "/collection")
+        assert_fits(page, width)
+        row = page.locator("tr[data-printing]").first
+        for part in (
+            row.locator("a", has_text="孙悟空"),
+            row.get_by_role("button", name="+1 孙悟空"),
+            row.locator(".quantity"),
+            row.locator("input[name=for_trade]"),
+        ):
+            box = part.bounding_box()
+            assert box and box["x"] >= 0 and box["x"] + box["width"] <= width, part
+        name_box = row.locator("a", has_text="孙悟空").bounding_box()
+        assert name_box and name_box["height"] < 40  # one line, not a character per line
+        row.get_by_role("button", name="+1 孙悟空").click()
+        expect(page.locator("tr[data-printing]").first.locator(".quantity")).to_have_text("2")
+
+        # item 9: the main game first
+        page.goto(live_server + "/collection/sets")
+        assert_fits(page, width)
+        expect(page.locator("main h2").first).to_have_text("永恒之轮")
+
+        # the set table and the search table: rarity and stats stay on screen
+        for path in ("/sets/samsara/M4", "/cards?view=table&q=" + quote("t:战魂 a:火")):
+            page.goto(live_server + path)
+            assert_fits(page, width)
+            first = page.locator("table.printings tbody tr").first
+            for cell in (first.locator(".rarity"), first.locator("td.num").last):
+                box = cell.bounding_box()
+                assert box and box["x"] + box["width"] <= width, (path, cell)
     finally:
         page.context.close()

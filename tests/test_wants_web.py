@@ -382,10 +382,11 @@ def test_plus_one_button_end_to_end(sample_app: Any, login: Any) -> None:
 
 def test_nav_links_for_signed_in_users(sample_app: Any, login: Any) -> None:
     client = sample_app.test_client()
-    nav = client.get("/").get_data(as_text=True).split('class="site-nav"', 1)[1].split("</nav>", 1)[0]
+    # the signed-in user's own pages sit in the account menu of the header
+    nav = client.get("/").get_data(as_text=True).split('class="account-nav"', 1)[1].split("</nav>", 1)[0]
     assert "需求列表" not in nav
     login(client, "alice")
-    nav = client.get("/wants").get_data(as_text=True).split('class="site-nav"', 1)[1].split("</nav>", 1)[0]
+    nav = client.get("/wants").get_data(as_text=True).split('class="account-nav"', 1)[1].split("</nav>", 1)[0]
     assert 'href="/wants" aria-current="page">需求列表' in nav
     assert 'href="/haves"' in nav and 'href="/decks/mine"' in nav and "我的卡组" in nav
 
