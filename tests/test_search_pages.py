@@ -37,7 +37,7 @@ def tile_names(markup: str) -> list[str]:
 
 
 def table_names(markup: str) -> list[str]:
-    table = section(markup, '<table class="printings results">', "</table>")
+    table = section(markup, '<table class="printings results stack">', "</table>")
     return [html.unescape(re.search(r"<a [^>]*>([^<]+)</a>", row)[1]) for row in rows(table)]
 
 
@@ -112,7 +112,7 @@ def test_tile_shows_the_card_facts_and_links_to_the_card(web) -> None:  # type: 
 
 def test_table_columns_and_set_links(web) -> None:  # type: ignore[no-untyped-def]
     markup = page(web, results_url("set:M4", view="table"))
-    table = section(markup, '<table class="printings results">', "</table>")
+    table = section(markup, '<table class="printings results stack">', "</table>")
     head = visible_text(section(table, "<thead>", "</thead>")).replace("▲", "")
     assert head.split() == ["卡名", "类型", "属性", "费用", "攻击力", "防御力", "稀有度", "系列", "编号", "构筑"]
     assert all('href="/sets/samsara/M4"' in row for row in rows(table))
@@ -162,7 +162,7 @@ def test_a_bad_page_number_is_page_one(web, raw: str) -> None:  # type: ignore[n
 
 def stats(markup: str, column: int) -> list[int]:
     """The numbers of one column of the results table (0 = name)."""
-    table = section(markup, '<table class="printings results">', "</table>")
+    table = section(markup, '<table class="printings results stack">', "</table>")
     cells = [re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, flags=re.S) for row in rows(table)]
     return [int(c[column]) for c in cells if c[column].strip().isdigit()]
 
@@ -264,7 +264,7 @@ def test_bad_query_in_english(web) -> None:  # type: ignore[no-untyped-def]
     assert response.status_code == 400
     markup = response.get_data(as_text=True)
     assert "unknown key" in section(markup, '<p class="error-message"', "</p>")
-    assert "Search syntax" in markup
+    assert 'href="/help/search"' in markup and "Syntax" in markup
 
 
 def test_unknown_game_parameter_is_a_message_without_a_mark(web) -> None:  # type: ignore[no-untyped-def]
@@ -325,7 +325,7 @@ def test_set_page_links_to_its_search(web) -> None:  # type: ignore[no-untyped-d
     link = next(h for h in links(markup) if h.startswith("/cards?"))
     assert query_of(link) == {"q": ["set:M4"]}
     assert "在搜索中查看" in markup
-    assert len(tile_names(page(web, link))) == len(rows(section(markup, '<table class="printings">', "</table>")))
+    assert len(tile_names(page(web, link))) == len(rows(section(markup, '<table class="printings stack">', "</table>")))
 
 
 # ---- syntax help -----------------------------------------------------------------------------
@@ -379,8 +379,10 @@ def test_help_page_covers_operators_flags_orders_and_chinese(web) -> None:  # ty
 
 
 def test_help_is_linked_from_the_navigation(web) -> None:  # type: ignore[no-untyped-def]
-    nav = section(page(web, "/"), '<nav class="site-nav"', "</nav>")
-    assert 'href="/help/search"' in nav and 'href="/keywords"' in nav
+    markup = page(web, "/")
+    nav = section(markup, '<nav class="site-nav"', "</nav>")
+    assert 'href="/keywords"' in nav
+    assert 'href="/help/search"' in section(markup, '<form class="site-search"', "</form>")  # next to the box
 
 
 # ---- keyword glossary ------------------------------------------------------------------------

@@ -203,10 +203,10 @@ def test_set_page_lists_printings_by_number_with_badges_and_links(web, sample_ca
     markup = page(web, "/sets/samsara/M4")
     header = section(markup, "<h1>", "</h1>")
     assert "M4" in header and "奇幻征途" in header and "样例数据" in header
-    table = section(markup, '<table class="printings">', "</table>")
+    table = section(markup, '<table class="printings stack">', "</table>")
     numbers = []
     for row in rows(table):
-        number = re.search(r'<td class="number">([^<]+)</td>', row)[1]
+        number = re.search(r'<td class="number[^"]*">([^<]+)</td>', row)[1]
         numbers.append(number)
         name, rarity = stored[number]
         assert f'href="{card_url("samsara", name)}"' in row
@@ -250,7 +250,7 @@ def test_set_lookup_folds_case(web) -> None:  # type: ignore[no-untyped-def]
 )
 def test_set_page_columns_follow_the_game(web, url: str, headings: list[str]) -> None:  # type: ignore[no-untyped-def]
     markup = page(web, url)
-    table = section(markup, '<table class="printings">', "</table>")
+    table = section(markup, '<table class="printings stack">', "</table>")
     assert visible_text(section(table, "<thead>", "</thead>")).split() == headings
 
 
