@@ -5,7 +5,7 @@ format is a list of rules plus parameters. Games register their rule sets here, 
 own module (``register_rule_set``), so this module knows no game and names no card.
 
 Everything here is pure Python over in-memory snapshots (:class:`PoolCard`): no database,
-no Flask. Loading those snapshots is :mod:`catalog.decks`' job.
+no Flask. Loading those snapshots is :mod:`catalog.decks.check`' job.
 """
 
 from __future__ import annotations

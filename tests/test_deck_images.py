@@ -16,7 +16,7 @@ from sqlmodel import Session, select
 
 from catalog import deckimages, images, scans
 from catalog.db import transaction
-from catalog.decks import check_decklist
+from catalog.decks.check import check_decklist
 from catalog.models import Printing
 from catalog.rules import Verdict, Violation
 from tests.test_decks import legal_samsara_list

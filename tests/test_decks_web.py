@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from catalog.deckstats import DrawModel, p_at_least_one
+from catalog.decks.stats import DrawModel, p_at_least_one
 from tests.test_decks import legal_samsara_list
 
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 
-from catalog.deckstats import DrawModel, register_draw_model
+from catalog.decks.stats import DrawModel, register_draw_model
 from catalog.errors import Message
 from catalog.games.samsara import ATTRIBUTES, GENERIC, MANA_STONE, SOUL
 from catalog.rules import (

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from catalog.deckstats import DrawModel, register_draw_model
+from catalog.decks.stats import DrawModel, register_draw_model
 from catalog.errors import Message
 from catalog.games.zhutian import COPY_LIMITS, CREATURE, EQUIPMENT, SPELL, Zhutian
 from catalog.rules import (

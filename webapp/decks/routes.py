@@ -1,4 +1,4 @@
-"""Thin views: read the list from the query string, call catalog.decks / deckstats, render.
+"""Thin views: read the list from the query string, call catalog.decks.check / deckstats, render.
 
 The deck lives in the URL (``?game=…&format=…&list=…``): checking a deck writes nothing, so a
 GET form works without accounts, JavaScript or CSRF, and a checked deck can be bookmarked.
@@ -13,9 +13,10 @@ from flask import Response, abort, redirect, render_template, request, url_for
 from flask import session as web_session
 from flask_babel import gettext as _
 
-from catalog import deckimages, deckstats
-from catalog.decklists import DecklistError, add_card, adjust_line, merged, remove_card, write_json, write_text
-from catalog.decks import DeckCheckError, check_decklist, format_choices
+from catalog import deckimages
+from catalog.decks import stats as deckstats
+from catalog.decks.check import DeckCheckError, check_decklist, format_choices
+from catalog.decks.lists import DecklistError, add_card, adjust_line, merged, remove_card, write_json, write_text
 from catalog.games import GAMES
 from catalog.rules import RULEBOOKS, SECTIONS
 from webapp.cards.images import cache_dir, scan_dir

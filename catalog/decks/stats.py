@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from catalog.rules import ERROR, Deck, PoolCard
 
-if TYPE_CHECKING:  # catalog.decks imports the games, which import this module
-    from catalog.decks import DeckCheck
+if TYPE_CHECKING:  # catalog.decks.check imports the games, which import this module
+    from catalog.decks.check import DeckCheck
 
 
 @dataclass(frozen=True)
