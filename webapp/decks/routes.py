@@ -13,11 +13,11 @@ from flask import Response, abort, redirect, render_template, request, url_for
 from flask import session as web_session
 from flask_babel import gettext as _
 
-from catalog import deckimages
 from catalog.decks import stats as deckstats
 from catalog.decks.check import DeckCheckError, check_decklist, format_choices
 from catalog.decks.lists import DecklistError, add_card, adjust_line, merged, remove_card, write_json, write_text
 from catalog.games import GAMES
+from catalog.images import decks as deckimages
 from catalog.rules import RULEBOOKS, SECTIONS
 from webapp.cards.images import cache_dir, scan_dir
 from webapp.db import get_session

@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING
 from PIL import Image, ImageDraw
 from sqlmodel import Session, col, select
 
-from catalog import images, scans
 from catalog.games import GAMES
+from catalog.images import faces as images
+from catalog.images import scans
 from catalog.models import Card, CardSet, Printing
 from catalog.rules import SECTIONS, Deck, Verdict
 from catalog.text import fold
