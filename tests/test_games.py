@@ -6,11 +6,11 @@ import pytest
 
 from catalog.games import GAMES, get_game
 from catalog.games.base import FieldError, RowErrors
-from catalog.games.keyforge import KEYFORGE
-from catalog.games.keyforge import parse_keyword as kf_keyword
-from catalog.games.longzhiyi import LONGZHIYI
-from catalog.games.samsara import ATTRIBUTES, SAMSARA, parse_cost, parse_keyword
-from catalog.games.zhutian import ZHUTIAN
+from catalog.games.keyforge.vocabulary import KEYFORGE
+from catalog.games.keyforge.vocabulary import parse_keyword as kf_keyword
+from catalog.games.longzhiyi.vocabulary import LONGZHIYI
+from catalog.games.samsara.vocabulary import ATTRIBUTES, SAMSARA, parse_cost, parse_keyword
+from catalog.games.zhutian.vocabulary import ZHUTIAN
 
 
 def test_registry_has_the_four_games() -> None:

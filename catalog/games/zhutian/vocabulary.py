@@ -97,4 +97,4 @@ class Zhutian(GameModule):
 ZHUTIAN = Zhutian()
 
 # The construction rules register themselves (kept in their own module: see its docstring).
-from catalog.games import zhutian_rules  # noqa: E402,F401
+from catalog.games.zhutian import rules  # noqa: E402,F401

@@ -30,7 +30,7 @@ from itertools import combinations
 
 from catalog.decks.stats import DrawModel, register_draw_model
 from catalog.errors import Message
-from catalog.games.samsara import ATTRIBUTES, GENERIC, MANA_STONE, SOUL
+from catalog.games.samsara.vocabulary import ATTRIBUTES, GENERIC, MANA_STONE, SOUL
 from catalog.rules import (
     ERROR,
     WARNING,

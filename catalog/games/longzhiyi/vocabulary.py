@@ -97,4 +97,4 @@ class Longzhiyi(GameModule):
 LONGZHIYI = Longzhiyi()
 
 # The construction rules register themselves (kept in their own module: see its docstring).
-from catalog.games import longzhiyi_rules  # noqa: E402,F401
+from catalog.games.longzhiyi import rules  # noqa: E402,F401

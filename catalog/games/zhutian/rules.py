@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from catalog.decks.stats import DrawModel, register_draw_model
 from catalog.errors import Message
-from catalog.games.zhutian import COPY_LIMITS, CREATURE, EQUIPMENT, SPELL, Zhutian
+from catalog.games.zhutian.vocabulary import COPY_LIMITS, CREATURE, EQUIPMENT, SPELL, Zhutian
 from catalog.rules import (
     CopyLimit,
     Deck,

@@ -274,4 +274,4 @@ class Samsara(GameModule):
 SAMSARA = Samsara()
 
 # The construction rules register themselves (kept in their own module: see its docstring).
-from catalog.games import samsara_rules  # noqa: E402,F401
+from catalog.games.samsara import rules  # noqa: E402,F401

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from catalog.decks.stats import DrawModel, register_draw_model
 from catalog.errors import Message
-from catalog.games.longzhiyi import WEAPON, Longzhiyi
+from catalog.games.longzhiyi.vocabulary import WEAPON, Longzhiyi
 from catalog.rules import (
     WARNING,
     CopyLimit,

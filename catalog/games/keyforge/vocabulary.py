@@ -221,4 +221,4 @@ def community_rows(data: Mapping[str, Any]) -> list[tuple[int, dict[str, str]]]:
 
 
 # The construction rules register themselves (kept in their own module: see its docstring).
-from catalog.games import keyforge_rules  # noqa: E402,F401
+from catalog.games.keyforge import rules  # noqa: E402,F401

@@ -1,0 +1,1 @@
+"""keyforge: the game package (vocabulary.py, rules.py)."""

@@ -1,0 +1,1 @@
+"""longzhiyi: the game package (vocabulary.py, rules.py)."""

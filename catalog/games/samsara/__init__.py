@@ -1,0 +1,1 @@
+"""samsara: the game package (vocabulary.py, rules.py)."""

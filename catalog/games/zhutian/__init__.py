@@ -1,0 +1,1 @@
+"""zhutian: the game package (vocabulary.py, rules.py)."""
