@@ -139,7 +139,7 @@ def check_parsed(decklist: DeckList, pool: CardPool, fmt: FormatSpec) -> tuple[D
     """Resolve and judge one parsed decklist against a loaded pool (no database)."""
     deck, problems = resolve(decklist, pool)
     deck.format = fmt.code
-    return deck, evaluate(deck, fmt, before=problems)
+    return deck, evaluate(deck, fmt, GAMES[fmt.game].rule_set(fmt.kind), before=problems)
 
 
 def check_decklist(

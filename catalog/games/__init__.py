@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from catalog.games.base import GameModule
-from catalog.games.keyforge.vocabulary import KEYFORGE
-from catalog.games.longzhiyi.vocabulary import LONGZHIYI
-from catalog.games.samsara.vocabulary import SAMSARA
-from catalog.games.zhutian.vocabulary import ZHUTIAN
+from catalog.games.keyforge import KEYFORGE
+from catalog.games.longzhiyi import LONGZHIYI
+from catalog.games.samsara import SAMSARA
+from catalog.games.zhutian import ZHUTIAN
 
 GAMES: dict[str, GameModule] = {g.slug: g for g in (SAMSARA, LONGZHIYI, ZHUTIAN, KEYFORGE)}
 

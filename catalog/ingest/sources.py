@@ -559,7 +559,7 @@ def _read_csv(path: Path, game: GameModule, source: Source) -> None:
 
 def read_community_json(path: Path) -> Source:
     """A KeyForge community card-data file (one set) as a Source of the keyforge game."""
-    from catalog.games.keyforge.vocabulary import KEYFORGE
+    from catalog.games.keyforge import KEYFORGE
 
     display = str(path)
     source = Source(display, KEYFORGE)
