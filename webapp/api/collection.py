@@ -33,8 +33,8 @@ from webapp.api import ApiError, bp
 from webapp.api.auth import api_user, require_api_user
 from webapp.api.cards import _int_arg, query_error_body
 from webapp.api.openapi import PATHS, SCHEMAS
-from webapp.auth import utcnow
 from webapp.db import discard_session, get_session
+from webapp.helpers import utcnow
 
 PER_PAGE = 100
 STATUS = {UnknownPrinting: 404, BadGrade: 400, BadDelta: 400, NegativeQuantity: 409}

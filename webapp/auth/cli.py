@@ -14,8 +14,9 @@ from catalog import accounts
 from catalog import db as catalog_db
 from catalog.errors import ConfigurationError, Message
 from catalog.models import ROLES
-from webapp.auth import hash_method, utcnow
+from webapp.auth import hash_method
 from webapp.db import get_engine
+from webapp.helpers import utcnow
 
 
 def _friendly(command):  # type: ignore[no-untyped-def]

@@ -45,11 +45,9 @@ from catalog.collection.resolve import UnknownPrinting, find_printing
 from catalog.errors import LunzangError, Message
 from catalog.games import GAMES
 from catalog.search import QueryError
-from webapp.auth import utcnow
-from webapp.auth.routes import localized, safe_next
-from webapp.cards.search import SearchState, mark_error
 from webapp.collection import bp
 from webapp.db import get_session
+from webapp.helpers import localized, mark_error, safe_next, utcnow
 
 try:  # the search language over a collection (catalog.search, issue 6)
     from catalog.search import printing_ids_matching
@@ -197,7 +195,7 @@ def index() -> Any:
         totals=views.totals(session=session, user_id=user_id),
         games=GAMES,
         error=error,
-        marked=mark_error(state.q, error, SearchState(q=state.q, game=state.game)) if error else None,
+        marked=mark_error(state.q, error, state.game) if error else None,
     )
     return body, (400 if error else 200)
 
