@@ -10,8 +10,8 @@ import pytest
 from playwright.sync_api import Browser, expect
 from sqlmodel import Session
 
-from tests.browserkit import DESKTOP, WIDTHS, assert_fits, new_page, sign_in
-from tests.test_browser import browser, live_server  # noqa: F401  (fixtures)
+from tests.browser.kit import DESKTOP, WIDTHS, assert_fits, new_page, sign_in
+from tests.browser.test_catalogue import browser, live_server  # noqa: F401  (fixtures)
 from webapp.db import get_engine
 
 
