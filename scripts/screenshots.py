@@ -32,7 +32,7 @@ def build_site(folder: Path):  # type: ignore[no-untyped-def]
 
     from catalog import db as catalog_db
     from catalog.accounts import create_user
-    from catalog.collection.decks import save_deck
+    from catalog.decks.saved import save_deck
     from catalog.collection.imports import import_collection
     from catalog.collection.resolve import find_card
     from catalog.collection.wants import set_want
@@ -71,7 +71,7 @@ def build_site(folder: Path):  # type: ignore[no-untyped-def]
 
 def sample_deck(session) -> str:  # type: ignore[no-untyped-def]
     """A legal 51-card 永恒之轮 list from S8, as the deck tests build it."""
-    from catalog.decks import load_pool
+    from catalog.decks.check import load_pool
 
     pool = load_pool(session, "samsara")
     picks = sorted(
