@@ -116,3 +116,26 @@ def test_collection_sets_and_search_table_fit_with_every_control_on_screen(  # t
                 assert box and box["x"] + box["width"] <= width, (path, cell)
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_one_result_goes_to_the_card_and_random_obeys_the_game(browser: Browser, live_server: str, width: int) -> None:  # noqa: F811
+    page = new_page(browser, width, javascript=False)
+    try:
+        page.goto(live_server + "/sets")
+        assert_fits(page, width)
+        # item 9: the main game first
+        expect(page.locator("main h2").first).to_contain_text("永恒之轮")
+        box = page.locator("#site-search-q")
+        box.fill("四海龙王")
+        box.press("Enter")
+        expect(page).to_have_url(live_server + "/cards/longzhiyi/" + quote("四海龍王"))
+        expect(page.get_by_role("heading", level=1)).to_have_text("四海龍王")
+        assert_fits(page, width)
+        page.goto(live_server + "/random?game=keyforge")
+        expect(page).to_have_url(re.compile(r"/cards/keyforge/"))
+        page.goto(live_server + "/random?game=samsara&q=" + quote("t:载具"))
+        expect(page).to_have_url(re.compile(r"/cards/samsara/"))
+        expect(page.locator(".type-line")).to_contain_text("载具")
+    finally:
+        page.context.close()
