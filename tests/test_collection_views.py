@@ -8,7 +8,6 @@ from sqlmodel import Session
 
 from catalog import db as catalog_db
 from catalog.collection import ItemGrade, adjust, import_collection
-from catalog.collection.resolve import UnknownPrinting, find_card
 from catalog.collection.views import collection_page, history, set_completion, totals
 from catalog.collection.wants import (
     NotFound,
@@ -29,6 +28,7 @@ from catalog.decks.saved import (
     list_decks,
     save_deck,
 )
+from catalog.lookup import UnknownPrinting, find_card
 from catalog.models import Printing, User
 from tests.collectionkit import NM, NOW, committed_user, owned, printing_id
 

@@ -25,9 +25,9 @@ from catalog.collection.ledger import (
     plan_targets,
     write_changes,
 )
-from catalog.collection.resolve import PrintingIndex, PrintingInfo, UnknownPrinting
 from catalog.collection.tables import PRINTING
 from catalog.errors import LunzangError, Message
+from catalog.lookup import PrintingIndex, PrintingInfo, UnknownPrinting
 from catalog.models import CollectionImport, LedgerEntry, table_of
 from catalog.text import fold
 

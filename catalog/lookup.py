@@ -1,4 +1,5 @@
-"""Finding printings from what people write: set code (or set name), collector number, card name.
+"""The one card/printing resolver: from what people write (set code or set name, collector
+number, card name) to the printing or card it names, in one game or any.
 
 :class:`PrintingIndex` answers many lookups with a few bulk queries (a 100,000-row CSV must not
 cost 100,000 queries); :func:`find_printing` is the one-off form the API uses.
@@ -13,10 +14,14 @@ from typing import Any
 from sqlalchemy import select
 from sqlmodel import Session
 
-from catalog.collection.tables import CARD, GAME, PRINTING, SET
 from catalog.errors import LunzangError, Message
-from catalog.models import Card, Game
+from catalog.models import Card, CardSet, Game, Printing, table_of
 from catalog.text import fold
+
+CARD = table_of(Card).c
+PRINTING = table_of(Printing).c
+SET = table_of(CardSet).c
+GAME = table_of(Game).c
 
 
 class UnknownPrinting(LunzangError):
