@@ -126,12 +126,12 @@ def images_add(printing: str, file: Path, game: str | None, set_code: str | None
     from catalog import db as catalog_db
     from catalog.errors import LunzangError
     from catalog.images import scans
+    from catalog.lookup import find_printing
 
     try:
         with catalog_db.transaction(get_engine()) as session:
-            found, card_set, _slug = scans.find_printing(session=session, number=printing, game=game, set_code=set_code)
-            assert found.id is not None
-            label = f"{card_set.code} {found.number}"
+            found = find_printing(session=session, number=printing, game=game, set_code=set_code)
+            label = f"{found.set.code} {found.number}"
             result = scans.add_scan(
                 session=session, printing_id=found.id, data=scans.read_file(file), store_dir=_scan_store(), now=_now()
             )
@@ -181,12 +181,12 @@ def images_remove(printing: str, game: str | None, set_code: str | None) -> None
     from catalog import db as catalog_db
     from catalog.errors import LunzangError
     from catalog.images import scans
+    from catalog.lookup import find_printing
 
     try:
         with catalog_db.transaction(get_engine()) as session:
-            found, card_set, _slug = scans.find_printing(session=session, number=printing, game=game, set_code=set_code)
-            assert found.id is not None
-            label = f"{card_set.code} {found.number}"
+            found = find_printing(session=session, number=printing, game=game, set_code=set_code)
+            label = f"{found.set.code} {found.number}"
             removed = scans.remove_scan(session=session, printing_id=found.id)
     except LunzangError as error:
         click.echo(f"错误：{error.message.zh}", err=True)
