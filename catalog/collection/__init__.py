@@ -16,7 +16,7 @@ set + number / name is :mod:`catalog.lookup`.
 
 from catalog.collection.csvio import CollectionFileError, CsvProblem, export_collection
 from catalog.collection.grades import BadGrade, ItemGrade
-from catalog.collection.imports import ImportReport, import_collection, undo_import
+from catalog.collection.imports import CollectionImportReport, import_collection, undo_import
 from catalog.collection.items import ItemResult, change_for_trade, change_item
 from catalog.collection.ledger import (
     BadTradeQuantity,
@@ -34,8 +34,8 @@ __all__ = [
     "BadGrade",
     "BadTradeQuantity",
     "CollectionFileError",
+    "CollectionImportReport",
     "CsvProblem",
-    "ImportReport",
     "ItemChange",
     "ItemGrade",
     "ItemResult",
