@@ -377,12 +377,13 @@ def _read_set(
         problem_at(lines.key(line, "name"), "name", f"系列 {code} 缺少名称 name", f"set {code} has no name")
         ok = False
     series = _text(entry, "series")
-    if game.slug == "samsara" and series not in ("S", "M", "P", "G"):
+    if game.series and series not in game.series:
+        *first, last = game.series
         problem_at(
             lines.key(line, "series"),
             "series",
-            f"永恒之轮的系列类别应为 S、M、P 或 G，而不是「{series}」",
-            f"Eternal Samsara series must be S, M, P or G, not {series!r}",
+            f"{game.name}的系列类别应为 {'、'.join(first)} 或 {last}，而不是「{series}」",
+            f"{game.name_en} series must be {', '.join(first)} or {last}, not {series!r}",
         )
         ok = False
     kind = _text(entry, "kind") or "booster"
