@@ -32,11 +32,11 @@ def build_site(folder: Path):  # type: ignore[no-untyped-def]
 
     from catalog import db as catalog_db
     from catalog.accounts import create_user
-    from catalog.decks.saved import save_deck
     from catalog.collection.imports import import_collection
-    from catalog.collection.resolve import find_card
     from catalog.collection.wants import set_want
+    from catalog.decks.saved import save_deck
     from catalog.ingest import import_catalogue
+    from catalog.lookup import find_card
     from webapp import create_app
 
     url = f"sqlite:///{folder / 'site.sqlite3'}"
@@ -55,7 +55,7 @@ def build_site(folder: Path):  # type: ignore[no-untyped-def]
             set_want(
                 session=session,
                 user_id=user.id,
-                card_id=find_card(session=session, game="samsara", name=name),
+                card_id=find_card(session=session, game="samsara", name=name).id,
                 quantity=quantity,
                 now=now,
             )
