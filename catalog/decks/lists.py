@@ -430,10 +430,22 @@ def adjust_line(text: str, line: int, delta: int) -> str:
 
 
 def add_card(text: str, name: str, count: int = 1, section: str = "main") -> str:
-    """Append ``count`` copies of ``name`` at the end of ``section`` (adding its header if needed)."""
+    """``count`` more copies of ``name`` in ``section``: on the line already naming it there
+    (so "3 赤晶幼龙" becomes "4 赤晶幼龙", not a second line), else a new line at the end of
+    the section (adding its header if needed)."""
     name = name.strip()
     if not name or count < 1 or section not in SECTIONS:
         return text
+    try:
+        existing = [
+            line
+            for line in parse_decklist(text).lines
+            if line.section == section and line.name and fold(line.name) == fold(name)
+        ]
+    except DecklistError:
+        existing = []
+    if existing:
+        return adjust_line(text, existing[0].line, count)
     rows = text.splitlines()
     current = "main"
     last_of: dict[str, int] = {}

@@ -139,3 +139,38 @@ def test_one_result_goes_to_the_card_and_random_obeys_the_game(browser: Browser,
         expect(page.locator(".type-line")).to_contain_text("载具")
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_deck_plus_keeps_the_place_and_merges_lines(  # type: ignore[no-untyped-def]
+    browser: Browser,  # noqa: F811
+    live_server: str,  # noqa: F811
+    sample_app,
+    width: int,
+    javascript: bool,
+) -> None:
+    page = new_page(browser, width, javascript=javascript)
+    try:
+        page.goto(live_server + "/cards?q=" + quote("t:战魂 a:火"))
+        tile = page.locator(".tile").nth(30)  # well down the page
+        plus = tile.locator(".deck-buttons").get_by_role("button", name=re.compile("^加入一张"))
+        plus.scroll_into_view_if_needed()
+        before = page.evaluate("window.scrollY")
+        assert before > 300
+        plus.click()
+        expect(tile.locator(".deck-copies")).to_have_text("卡组中 1 张")
+        if javascript:
+            assert page.evaluate("window.scrollY") == before  # updated in place, no reload
+        else:
+            expect(page).to_have_url(re.compile(r"#hit-\d+$"))  # back at the card
+        expect(tile).to_be_in_viewport()
+        plus.click()
+        expect(tile.locator(".deck-copies")).to_have_text("卡组中 2 张")
+        name = tile.locator(".tile-name").inner_text()
+        page.goto(live_server + "/decks")
+        text = page.get_by_label("卡组列表").input_value()
+        assert text.count(name) == 1 and f"2 {name}" in text  # one line of 2, not two lines of 1
+        assert_fits(page, width)
+    finally:
+        page.context.close()
