@@ -172,7 +172,7 @@ def test_text_and_json_round_trip() -> None:
     deck, _ = resolve(parse_decklist(text), POOL)
     written = write_text(deck)
     assert written == (
-        "名称: 测试\n游戏: samsara\n\n主卡组:\n3 龍王 (M1)\n1 小红帽·森林歌者\n"
+        "名称: 测试\n游戏: 永恒之轮\n\n主卡组:\n3 龍王 (M1)\n1 小红帽·森林歌者\n"
         "\n额外卡组:\n4 火之法力石\n\n备牌:\n1 龍王\n"
     )
     again, problems = resolve(parse_decklist(written), POOL)

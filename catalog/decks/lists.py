@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from catalog.errors import LunzangError, Message
+from catalog.games import GAMES
 from catalog.rules import SECTION_ZH, SECTIONS, Deck, DeckEntry, PoolCard, Violation
 from catalog.text import fold
 
@@ -369,7 +370,9 @@ def write_text(deck: Deck) -> str:
     """The deck in the DESIGN §4 text format (metadata, then 主卡组 / 额外卡组 / 备牌)."""
     lines: list[str] = []
     labels = {"name": "名称", "game": "游戏", "format": "赛制"}
-    metadata = {"name": deck.name, "game": deck.game, "format": deck.format or ""}
+    # The game by its name for people (游戏: 永恒之轮); reading accepts names and slugs alike.
+    module = GAMES.get(deck.game or "")
+    metadata = {"name": deck.name, "game": module.name if module else deck.game, "format": deck.format or ""}
     metadata |= {k: v for k, v in deck.metadata.items() if k not in metadata}
     for key, value in metadata.items():
         if value:

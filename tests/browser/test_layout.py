@@ -4,13 +4,13 @@ the tables on a phone, success messages, readable controls on search tiles."""
 from __future__ import annotations
 
 import re
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import pytest
 from playwright.sync_api import Browser, expect
 from sqlmodel import Session
 
-from tests.browser.kit import DESKTOP, WIDTHS, assert_fits, new_page, sign_in
+from tests.browser.kit import DESKTOP, PHONE, WIDTHS, assert_fits, new_page, sign_in
 from tests.browser.test_catalogue import browser, live_server  # noqa: F401  (fixtures)
 from webapp.db import get_engine
 
@@ -172,5 +172,57 @@ def test_deck_plus_keeps_the_place_and_merges_lines(  # type: ignore[no-untyped-
         text = page.get_by_label("卡组列表").input_value()
         assert text.count(name) == 1 and f"2 {name}" in text  # one line of 2, not two lines of 1
         assert_fits(page, width)
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_names_for_people_and_english_words(browser: Browser, live_server: str, sample_catalogue, width: int) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    """Items 11 and 18: no rule codes or format codes in the verdict; English pages in English."""
+    small = "名称: 小\n主卡组:\n3 孙悟空\n"
+    page = new_page(browser, width, javascript=False)
+    try:
+        page.goto(live_server + "/decks?" + urlencode({"game": "samsara", "list": small, "lang": "zh"}))
+        assert_fits(page, width)
+        facts = page.locator(".verdict-facts")
+        expect(facts).to_contain_text("永恒之轮 · 标准")
+        violation = page.locator('li[data-code="main_too_small"]')
+        expect(violation).to_be_visible()
+        assert "main_too_small" not in violation.inner_text() and "standard" not in facts.inner_text()
+
+        page.goto(live_server + "/decks?" + urlencode({"game": "samsara", "list": small, "lang": "en"}))
+        expect(page.locator(".verdict-facts")).to_contain_text("Eternal Samsara · Standard")
+        page.goto(live_server + "/cards/samsara/" + quote("孙悟空") + "?lang=en")
+        expect(page.locator(".type-line")).to_have_text("Soul")
+        expect(page.locator(".breadcrumbs")).to_contain_text("Eternal Samsara")
+        expect(page.get_by_role("heading", level=1)).to_have_text("孙悟空")  # card data as written
+        page.goto(live_server + "/?lang=en")
+        expect(page.locator("#games-heading")).to_have_text("Games")
+        page.goto(live_server + "/rules/samsara?lang=zh")
+        expect(page.locator("main")).not_to_contain_text("000_3f4769f9eb2a054d.txt")
+    finally:
+        page.context.close()
+
+
+def test_haves_show_stars_and_checklist_fields_select_on_focus(browser: Browser, live_server: str, alice) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    """Item 17: 龍之弈 rarity as ★★★★, and typing 3 into a "0" field gives 3."""
+    page = new_page(browser, PHONE)
+    try:
+        sign_in(page, live_server)
+        page.goto(live_server + "/collection/sets/longzhiyi/LZ1")
+        field = page.locator("input.quantity-input").first
+        expect(field).to_have_value("0")
+        field.click()
+        page.keyboard.type("3")
+        expect(field).to_have_value("3")
+        page.get_by_role("button", name="保存").click()
+        page.goto(live_server + "/collection")
+        row = page.locator("tr[data-printing]").first
+        row.locator("input[name=for_trade]").fill("1")
+        row.get_by_role("button", name="保存").click()
+        page.goto(live_server + "/haves")
+        rarity = page.locator("table .rarity").first
+        expect(rarity).to_contain_text("★")
+        assert_fits(page, PHONE)
     finally:
         page.context.close()
