@@ -296,7 +296,7 @@ class _Planner:
         for set_code, number, _name, _fields, _row in self.printings:
             db_set = self.db_sets.get(set_code)
             if db_set is not None:
-                covered.add((db_set.id, number))  # type: ignore[arg-type]
+                covered.add((db_set.id, number))  # type: ignore[arg-type]  # a set read from the database has its id
         elsewhere: dict[int, tuple[int, str]] = {}
         for (set_id, number), printing in self.db_printings.items():
             if (set_id, number) not in covered:
@@ -581,6 +581,7 @@ class _Planner:
         for set_code, number, name, fields, _row in self.printings:
             set_id = self.db_sets[set_code].id
             values = {"card_id": card_ids[name], "number_key": fold(number), **fields}
+            # why the type: ignore below: a set read or flushed has its id
             existing = self.db_printings.get((set_id, number))  # type: ignore[arg-type]
             if existing is None:
                 new_rows.append({"set_id": set_id, "number": number, **values})
@@ -644,6 +645,7 @@ class _Planner:
             if old_bans != bans:
                 session.execute(delete(BanEntry).where(col(BanEntry.format_id) == fmt.id))
                 for card_id, limit in bans.items():
+                    # why the type: ignore below: the format was flushed: it has its id
                     session.add(BanEntry(format_id=fmt.id, card_id=card_id, limit=limit))  # type: ignore[arg-type]
         session.flush()
 
