@@ -230,6 +230,9 @@ def set_for_trade(
     *, session: Session, user_id: int, printing_id: int, grade: ItemGrade = DEFAULT_GRADE, for_trade: int, now: datetime
 ) -> ItemChange:
     """Set how many copies of one item are offered for trade (0 … quantity), ledgered."""
+    # The user first, as every writer does: locking the item first and the user second (inside
+    # adjust) deadlocked on PostgreSQL against a trade settling the same item.
+    lock_user(session, user_id)
     state = _lock(session, user_id, printing_id, grade)
     current = state.for_trade if state else 0
     return adjust(

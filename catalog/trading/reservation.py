@@ -14,7 +14,8 @@ against my availability when proposed and again when I accept.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -191,29 +192,58 @@ def flag_shortfalls(session: Session, *, user_id: int, for_trade_after: Mapping[
     """After the user's quantity for trade fell (a −1, a replace import, another trade …), mark
     every open offer that can no longer have the copies it relies on "needs attention".
 
+    Inside :func:`deferred_flags` (a settlement moving many lines) the reductions are only
+    collected, and marked once at the end: one pass over the trades in id order per
+    transaction, so two transactions flagging overlapping trades cannot deadlock on PostgreSQL.
+    """
+    pending = session.info.get(DEFER)
+    if pending is not None:
+        pending.setdefault(user_id, {}).update(for_trade_after)
+        return []
+    ids = sorted(shortfalls(session, user_id=user_id, for_trade_after=for_trade_after, now=now))
+    mark_needs_attention(session, trade_ids=ids, actor_id=user_id, now=now)
+    return ids
+
+
+DEFER = "lunzang.trading.deferred_flags"
+
+
+@contextmanager
+def deferred_flags(session: Session, *, now: datetime) -> Iterator[None]:
+    """Collect the needs-attention checks of several ledger changes; run them once at the end."""
+    session.info[DEFER] = {}
+    try:
+        yield
+    finally:
+        pending: dict[int, dict[Key, int]] = session.info.pop(DEFER, {})
+    ids: set[int] = set()
+    for user_id, after in pending.items():
+        ids |= shortfalls(session, user_id=user_id, for_trade_after=after, now=now)
+    mark_needs_attention(session, trade_ids=sorted(ids), actor_id=None, now=now)
+
+
+def shortfalls(session: Session, *, user_id: int, for_trade_after: Mapping[Key, int], now: datetime) -> set[int]:
+    """The open offers that rely on more of the user's copies than the new for-trade leaves.
+
     An offer relies on the user's copies of a key when one of its current lines gives them; it
     is short when its quantity exceeds the new for-trade minus what the user's *other*
-    committed offers hold. Returns the ids marked (locked in id order, so two writers flagging
-    overlapping trades cannot deadlock on PostgreSQL).
+    committed offers hold.
     """
     if not for_trade_after:
-        return []
-    commit_flag = commits(user_id, now)
+        return set()
+    commit_flag = _commits(user_id, now)
     rows = session.execute(
         select(TRADE.id, LINE.printing_id, LINE.condition, LINE.language, LINE.finish, LINE.quantity, commit_flag)
         .select_from(_current_lines())
         .where(
             LINE.giver_id == user_id,
             TRADE.needs_attention.is_(False),
-            or_(
-                and_(TRADE.status.in_(OFFERED), TRADE.expires_at > now),
-                commit_flag,
-            ),
+            or_(and_(TRADE.status.in_(OFFERED), TRADE.expires_at > now), commit_flag),
         )
     ).all()
     relevant = [r for r in rows if (r[1], ItemGrade(r[2], r[3], r[4])) in for_trade_after]
     if not relevant:
-        return []
+        return set()
     holds = held(session, giver_id=user_id, now=now)
     flagged: set[int] = set()
     for trade_id, pid, c, lang, f, quantity, committed in relevant:
@@ -221,19 +251,22 @@ def flag_shortfalls(session: Session, *, user_id: int, for_trade_after: Mapping[
         others = holds.get(key, 0) - (quantity if committed else 0)
         if quantity > for_trade_after[key] - others:
             flagged.add(trade_id)
-    if not flagged:
-        return []
-    ids = sorted(flagged)
-    locking = select(TRADE.id, TRADE.version, TRADE.status).where(TRADE.id.in_(ids)).order_by(TRADE.id)
+    return flagged
+
+
+def mark_needs_attention(session: Session, *, trade_ids: list[int], actor_id: int | None, now: datetime) -> None:
+    """Mark the trades (locked in id order first), with an event each."""
+    if not trade_ids:
+        return
+    locking = select(TRADE.id, TRADE.version, TRADE.status).where(TRADE.id.in_(trade_ids)).order_by(TRADE.id)
     if session.get_bind().dialect.name == "postgresql":
         locking = locking.with_for_update()
     versions = session.execute(locking).all()
-    session.execute(update(TRADE_T).where(TRADE.id.in_(ids)).values(needs_attention=True, updated_at=now))
+    session.execute(update(TRADE_T).where(TRADE.id.in_(trade_ids)).values(needs_attention=True, updated_at=now))
     for trade_id, version, status in versions:
         session.add(
             TradeEvent(
-                trade_id=trade_id, version=version, actor_id=user_id, action="needs_attention", status=status, at=now
+                trade_id=trade_id, version=version, actor_id=actor_id, action="needs_attention", status=status, at=now
             )
         )
     session.flush()
-    return ids

@@ -32,7 +32,7 @@ from catalog.trading.offers import (
     other_party,
     record,
 )
-from catalog.trading.reservation import check_available
+from catalog.trading.reservation import check_available, deferred_flags
 from catalog.trading.tables import EVENT, OFFERED, SHIPPING
 
 
@@ -48,6 +48,11 @@ def _move_side(session: Session, trade: Trade, giver_id: int, receiver_id: int, 
     """Every line the giver gives, out of their collection (and for trade) into the receiver's."""
     assert trade.id is not None
     ref = str(trade.id)
+    with deferred_flags(session, now=now):
+        _move_lines(session, trade, giver_id, receiver_id, ref, now)
+
+
+def _move_lines(session: Session, trade: Trade, giver_id: int, receiver_id: int, ref: str, now: datetime) -> None:
     for line in lines_of(session, trade, giver_id):
         adjust(
             session=session,
@@ -138,8 +143,9 @@ def accept(*, session: Session, trade_id: int, user_id: int, version: int, now: 
         trade.status, trade.completed_at = "completed", now
         session.add(trade)
         session.flush()
-        _move_side(session, trade, trade.proposer_id, trade.recipient_id, now)
-        _move_side(session, trade, trade.recipient_id, trade.proposer_id, now)
+        with deferred_flags(session, now=now):  # one ordered needs-attention pass for both sides
+            _move_lines(session, trade, trade.proposer_id, trade.recipient_id, str(trade.id), now)
+            _move_lines(session, trade, trade.recipient_id, trade.proposer_id, str(trade.id), now)
         record(session, trade, actor_id=user_id, action="complete", now=now)
         session.flush()
     return Outcome(trade)
