@@ -270,3 +270,20 @@ def mark_needs_attention(session: Session, *, trade_ids: list[int], actor_id: in
             )
         )
     session.flush()
+
+
+def held_by(session: Session, *, giver_ids: Iterable[int], now: datetime) -> dict[int, dict[Key, int]]:
+    """:func:`held` for many givers in one query (matching)."""
+    ids = sorted(set(giver_ids))
+    if not ids:
+        return {}
+    query = (
+        select(LINE.giver_id, LINE.printing_id, LINE.condition, LINE.language, LINE.finish, func.sum(LINE.quantity))
+        .select_from(_current_lines())
+        .where(LINE.giver_id.in_(ids), commits(LINE.giver_id, now))
+        .group_by(LINE.giver_id, LINE.printing_id, LINE.condition, LINE.language, LINE.finish)
+    )
+    out: dict[int, dict[Key, int]] = {}
+    for giver, pid, c, lang, f, q in session.execute(query):
+        out.setdefault(giver, {})[(pid, ItemGrade(c, lang, f))] = int(q)
+    return out

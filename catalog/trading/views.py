@@ -259,3 +259,23 @@ def action_count(*, session: Session, user_id: int, now: datetime) -> int:
     send or confirm. Not "unread": a GET never writes, so nothing records what was read."""
     mine = or_(TRADE.proposer_id == user_id, TRADE.recipient_id == user_id)
     return int(session.scalar(select(func.count()).select_from(Trade).where(mine, _needs_me(user_id, now))) or 0)
+
+
+def describe_lines(session: Session, lines: Sequence[Any]) -> list[dict[str, Any]]:
+    """LineSpecs as API lines (set, number, name, rarity, grade, quantity)."""
+    from catalog.trading.reservation import describe_printings
+
+    names = describe_printings(session, (line.printing_id for line in lines))
+    return [
+        {
+            "set": names[line.printing_id][0],
+            "number": names[line.printing_id][1],
+            "name": names[line.printing_id][2],
+            "condition": line.grade.condition,
+            "language": line.grade.language,
+            "finish": line.grade.finish,
+            "quantity": line.quantity,
+        }
+        for line in lines
+        if line.printing_id in names
+    ]
