@@ -279,3 +279,64 @@ def describe_lines(session: Session, lines: Sequence[Any]) -> list[dict[str, Any
         for line in lines
         if line.printing_id in names
     ]
+
+
+@dataclass(frozen=True)
+class OfferableRow:
+    """A copy a user can put in an offer (available = for trade − held), for the composer."""
+
+    printing_id: int
+    game: str
+    set: str
+    number: str
+    name: str
+    rarity: str
+    condition: str
+    language: str
+    finish: str
+    available: int
+
+    @property
+    def field(self) -> str:
+        """The composer's form field suffix naming this item."""
+        return f"{self.printing_id}:{self.condition}:{self.language}:{self.finish}"
+
+
+def offerable(
+    *, session: Session, user_id: int, now: datetime, printing_ids: Any = None, limit: int = 300
+) -> list[OfferableRow]:
+    """What the user can offer now, by game, set and number; ``printing_ids`` (a SELECT of ids,
+    from the search language) narrows it. At most ``limit`` rows."""
+    from catalog.trading.reservation import available
+
+    left = available(session, user_id=user_id, now=now)
+    if not left:
+        return []
+    query = (
+        select(PRINTING.id, GAME.slug, SET.code, PRINTING.number, CARD.name, PRINTING.rarity)
+        .join(Card, CARD.id == PRINTING.card_id)
+        .join(CardSet, SET.id == PRINTING.set_id)
+        .join(Game, GAME.id == SET.game_id)
+        .where(PRINTING.id.in_(sorted({k[0] for k in left})))
+    )
+    if printing_ids is not None:
+        query = query.where(PRINTING.id.in_(printing_ids))
+    info = {row[0]: row for row in session.execute(query)}
+    rows = [
+        OfferableRow(
+            pid,
+            info[pid][1],
+            info[pid][2],
+            info[pid][3],
+            info[pid][4],
+            info[pid][5],
+            grade.condition,
+            grade.language,
+            grade.finish,
+            n,
+        )
+        for (pid, grade), n in left.items()
+        if pid in info
+    ]
+    rows.sort(key=lambda r: (r.game, r.set, r.number, r.condition, r.language, r.finish))
+    return rows[:limit]
