@@ -34,8 +34,8 @@ from catalog.trading.views import STATUS_FILTERS, TradeView, list_trades, trade_
 from webapp.api import ApiError, bp
 from webapp.api.auth import api_user, require_api_user
 from webapp.api.openapi import PATHS, SCHEMAS
-from webapp.auth import utcnow
 from webapp.db import discard_session, get_session
+from webapp.helpers import utcnow
 from webapp.trades import trade_settings
 
 

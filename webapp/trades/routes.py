@@ -34,9 +34,8 @@ from catalog.trading.errors import TradeConflict
 from catalog.trading.matching import find_matches
 from catalog.trading.reputation import feedback_given, leave_feedback, reputation_of
 from catalog.trading.views import TABS, action_count, list_trades, offerable, trade_view
-from webapp.auth import utcnow
-from webapp.auth.routes import localized
 from webapp.db import get_session
+from webapp.helpers import localized, utcnow
 from webapp.trades import bp, trade_settings
 
 MAX_FIELDS = 400
