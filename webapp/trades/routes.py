@@ -389,11 +389,11 @@ def matches() -> Any:
                 "they_give": describe_lines(session, m.they_give),
                 "i_give": describe_lines(session, m.i_give),
                 "balance": balance,
-                "get": [
+                "get_fields": [
                     f"{x.printing_id}:{x.grade.condition}:{x.grade.language}:{x.grade.finish}:{x.quantity}"
                     for x in m.they_give
                 ],
-                "give": [
+                "give_fields": [
                     f"{x.printing_id}:{x.grade.condition}:{x.grade.language}:{x.grade.finish}:{x.quantity}"
                     for x in m.i_give
                 ],
