@@ -35,7 +35,8 @@ def write_tiny_catalogue(folder: Path) -> Path:
     (game / "cards").mkdir(parents=True, exist_ok=True)
     (game / "manifest.toml").write_text(
         'game = "samsara"\nname = "永恒之轮"\n\n[[sets]]\ncode = "T1"\nname = "交易测试"\n'
-        'series = "M"\nkind = "booster"\n',
+        'series = "M"\nkind = "booster"\n'
+        '\n[[sets]]\ncode = "T2"\nname = "再版"\nseries = "G"\nkind = "collection"\n',
         encoding="utf-8",
     )
     rows = ["set,number,name,rarity,type,attribute,cost,attack,defense,text"]
@@ -43,6 +44,11 @@ def write_tiny_catalogue(folder: Path) -> Path:
     for number, name, rarity in zip(NUMBERS, names, RARITIES, strict=True):
         rows.append(f"T1,{number},{name},{rarity},战魂,火,2火,2,2,测试用卡。")
     (game / "cards" / "T1.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    # T2 reprints the first card: a card with two printings, for printing-specific wants
+    (game / "cards" / "T2.csv").write_text(
+        "set,number,name,rarity,type,attribute,cost,attack,defense,text\nT2,T2-001,赤焰剑士,R,战魂,火,2火,2,2,测试用卡。\n",
+        encoding="utf-8",
+    )
     return game
 
 
@@ -110,7 +116,7 @@ def make_kit(engine: Engine, make_user, tmp_path: Path, names=("alice", "bob", "
         rows = session.execute(
             select(Printing.number, Printing.id)
             .join(CardSet, CardSet.id == Printing.set_id)
-            .where(CardSet.code == "T1")
+            .where(CardSet.code.in_(["T1", "T2"]))  # type: ignore[attr-defined]
         )
         kit.pids = {number: pid for number, pid in rows}
     return kit
