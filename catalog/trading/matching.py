@@ -18,15 +18,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlmodel import Session
 
-from catalog.collection.grades import ItemGrade, condition_rank
+from catalog.collection.grades import CONDITIONS, ItemGrade, condition_rank
 from catalog.collection.tables import GAME, ITEM, PRINTING, SET, USER, WANT
-from catalog.models import CardSet, CollectionItem, Game, Printing, User, WantItem
+from catalog.models import CardSet, CollectionItem, Game, Printing, WantItem
 from catalog.trading.reservation import Key, LineSpec, held_by
 
 MAX_PARTNERS = 50
+RANK = {code: condition_rank(code) for code in CONDITIONS}
 
 
 @dataclass
@@ -63,26 +64,34 @@ def _wants(session: Session, user_ids: list[int] | None, card_ids: set[int] | No
     query = select(WANT.user_id, WANT.card_id, WANT.printing_id, WANT.quantity, WANT.min_condition).select_from(
         table_of_want()
     )
-    if user_ids is not None:
-        query = query.where(WANT.user_id.in_(user_ids))
     if card_ids is not None:
+        # By card (its index), the users filtered here: an IN over a thousand users made SQLite
+        # probe the (user, card) index once per pair.
         query = query.where(WANT.card_id.in_(sorted(card_ids)))
+    elif user_ids is not None:
+        query = query.where(WANT.user_id.in_(user_ids))
     rows = session.execute(query).all()
+    if user_ids is not None and card_ids is not None:
+        wanted_by = set(user_ids)
+        rows = [r for r in rows if r[0] in wanted_by]
     if not rows:
         return {}
-    users = sorted({r[0] for r in rows})
+    users = {r[0] for r in rows}
     cards = sorted({r[1] for r in rows})
     by_card: dict[tuple[int, int], int] = defaultdict(int)
     by_printing: dict[tuple[int, int], int] = defaultdict(int)
+    # Driven from the printings of these cards (index on printing_id), users filtered here: an
+    # IN over a thousand users made SQLite walk every item of every one of them.
+    card_of = dict(session.execute(select(PRINTING.id, PRINTING.card_id).where(PRINTING.card_id.in_(cards))).all())
     owned = session.execute(
-        select(ITEM.user_id, PRINTING.card_id, ITEM.printing_id, func.sum(ITEM.quantity))
-        .join(Printing, PRINTING.id == ITEM.printing_id)
-        .where(ITEM.user_id.in_(users), PRINTING.card_id.in_(cards), ITEM.quantity > 0)
-        .group_by(ITEM.user_id, PRINTING.card_id, ITEM.printing_id)
-    )
-    for uid, card_id, pid, q in owned:
-        by_card[(uid, card_id)] += int(q)
-        by_printing[(uid, pid)] += int(q)
+        select(ITEM.user_id, ITEM.printing_id, ITEM.quantity).where(
+            ITEM.printing_id.in_(sorted(card_of)), ITEM.quantity > 0
+        )
+    ).all()
+    for uid, pid, q in owned:
+        if uid in users:
+            by_card[(uid, card_of[pid])] += int(q)
+            by_printing[(uid, pid)] += int(q)
     out: dict[int, list[_Want]] = defaultdict(list)
     for uid, card_id, pid, quantity, worst in rows:
         have = by_printing[(uid, pid)] if pid is not None else by_card[(uid, card_id)]
@@ -111,32 +120,32 @@ def _tradable(
     session: Session, *, user_ids: list[int] | None, card_ids: set[int], exclude: int | None, now: datetime
 ) -> dict[int, list[_Copy]]:
     """user → copies they can trade of these cards: for trade − held, capped by their keep-N rules."""
-    query = (
-        select(
-            ITEM.user_id,
-            ITEM.printing_id,
-            PRINTING.card_id,
-            PRINTING.rarity,
-            GAME.slug,
-            ITEM.condition,
-            ITEM.language,
-            ITEM.finish,
-            ITEM.quantity,
-            ITEM.for_trade,
+    # Two steps, each on an index: the printings of these cards, then their items; users are
+    # filtered here (public lists, not the caller) rather than by an IN over every user.
+    printings = {
+        pid: (card_id, rarity, game)
+        for pid, card_id, rarity, game in session.execute(
+            select(PRINTING.id, PRINTING.card_id, PRINTING.rarity, GAME.slug)
+            .join(CardSet, SET.id == PRINTING.set_id)
+            .join(Game, GAME.id == SET.game_id)
+            .where(PRINTING.card_id.in_(sorted(card_ids)))
         )
-        .select_from(table_of_item())
-        .join(Printing, PRINTING.id == ITEM.printing_id)
-        .join(CardSet, SET.id == PRINTING.set_id)
-        .join(Game, GAME.id == SET.game_id)
-        .where(PRINTING.card_id.in_(sorted(card_ids)), ITEM.quantity > 0)
-    )
+    }
+    if not printings:
+        return {}
+    query = select(
+        ITEM.user_id, ITEM.printing_id, ITEM.condition, ITEM.language, ITEM.finish, ITEM.quantity, ITEM.for_trade
+    ).where(ITEM.printing_id.in_(sorted(printings)), ITEM.quantity > 0)
     if user_ids is not None:
-        query = query.where(ITEM.user_id.in_(user_ids))
+        allowed = set(user_ids)
     else:
-        query = query.join(User, USER.id == ITEM.user_id).where(USER.lists_public.is_(True))
-    if exclude is not None:
-        query = query.where(ITEM.user_id != exclude)
-    rows = session.execute(query).all()
+        allowed = set(session.scalars(select(USER.id).where(USER.lists_public.is_(True))))
+    allowed.discard(exclude)
+    rows = [
+        (uid, pid, *printings[pid], cond, lang, fin, q, ft)
+        for uid, pid, cond, lang, fin, q, ft in session.execute(query).all()
+        if uid in allowed
+    ]
     traders = sorted({r[0] for r in rows if r[9] > 0})
     holds = held_by(session, giver_ids=traders, now=now)
     keep_rules = dict(session.execute(select(USER.id, USER.keep_rules).where(USER.id.in_(traders))).all())
@@ -169,22 +178,30 @@ def table_of_item() -> Any:
     return table_of(CollectionItem)
 
 
-def _cover(wants: list[_Want], copies: list[_Copy]) -> list[LineSpec]:
-    """Lines of ``copies`` meeting ``wants`` (greedy: printing wants first, best condition first)."""
-    pool = sorted(copies, key=lambda c: (c.card_id, condition_rank(c.grade.condition), c.printing_id, c.grade))
-    left = {id(c): c.left for c in pool}
+def _index(copies: list[_Copy]) -> dict[int, list[_Copy]]:
+    """Copies by card, best condition first (built once, reused for every partner)."""
+    by_card: dict[int, list[_Copy]] = defaultdict(list)
+    for copy in sorted(copies, key=lambda c: (condition_rank(c.grade.condition), c.printing_id, c.grade)):
+        by_card[copy.card_id].append(copy)
+    return by_card
+
+
+def _cover(wants: list[_Want], by_card: dict[int, list[_Copy]]) -> list[LineSpec]:
+    """Lines of the indexed copies meeting ``wants`` (greedy: printing wants first, best condition first)."""
+    used: dict[int, int] = {}
     taken: dict[Key, int] = defaultdict(int)
     for want in wants:
         need = want.need
-        for copy in pool:
+        for copy in by_card.get(want.card_id, ()):
             if need == 0:
                 break
-            if copy.card_id != want.card_id or (want.printing_id is not None and copy.printing_id != want.printing_id):
+            if want.printing_id is not None and copy.printing_id != want.printing_id:
                 continue
-            if condition_rank(copy.grade.condition) > want.worst or left[id(copy)] == 0:
+            left = copy.left - used.get(id(copy), 0)
+            if left <= 0 or RANK[copy.grade.condition] > want.worst:
                 continue
-            n = min(need, left[id(copy)])
-            left[id(copy)] -= n
+            n = min(need, left)
+            used[id(copy)] = used.get(id(copy), 0) + n
             taken[(copy.printing_id, copy.grade)] += n
             need -= n
     return [LineSpec(pid, grade, q) for (pid, grade), q in sorted(taken.items())]
@@ -197,7 +214,7 @@ def find_matches(*, session: Session, user_id: int, now: datetime, limit: int = 
     if my_wants:
         theirs = _tradable(session, user_ids=None, card_ids={w.card_id for w in my_wants}, exclude=user_id, now=now)
         for uid, copies in theirs.items():
-            lines = _cover(my_wants, copies)
+            lines = _cover(my_wants, _index(copies))
             if lines:
                 matches.setdefault(uid, Match(uid, "")).they_give = lines
     mine = _tradable(session, user_ids=[user_id], card_ids=_my_trade_cards(session, user_id), exclude=None, now=now)
@@ -207,8 +224,9 @@ def find_matches(*, session: Session, user_id: int, now: datetime, limit: int = 
             uid for (uid,) in session.execute(select(USER.id).where(USER.lists_public.is_(True), USER.id != user_id))
         ]
         their_wants = _wants(session, public, {c.card_id for c in my_copies})
+        indexed = _index(my_copies)
         for uid, wants in their_wants.items():
-            lines = _cover(wants, my_copies)
+            lines = _cover(wants, indexed)
             if lines:
                 matches.setdefault(uid, Match(uid, "")).i_give = lines
     if not matches:
