@@ -12,7 +12,7 @@ from sqlmodel import Session
 from catalog.collection.ledger import adjust
 from catalog.collection.wants import set_want
 from catalog.models import Printing
-from tests.browser.test_catalogue import browser, live_server, open_page  # noqa: F401  (fixtures)
+from tests.browser import open_page
 from tests.collectionkit import NOW, printing_id
 from webapp.db import get_engine
 
@@ -28,8 +28,8 @@ def sign_in(page, server: str, name: str) -> None:  # type: ignore[no-untyped-de
 
 
 def test_alice_and_bob_find_each_other_and_swap(
-    browser: Browser,  # noqa: F811
-    live_server: str,  # noqa: F811
+    browser: Browser,
+    live_server: str,
     sample_app,  # type: ignore[no-untyped-def]
     make_user,  # type: ignore[no-untyped-def]
 ) -> None:
