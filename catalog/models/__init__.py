@@ -2,7 +2,8 @@
 
 - ``catalogue``: Game, CardSet, PackTemplate, Card (+ search rows, traits, keywords), Printing,
   Format, BanEntry;
-- ``users``: accounts, API tokens, collections, the ledger, want lists, saved decks, scans.
+- ``users``: accounts, API tokens, collections, the ledger, want lists, saved decks, scans;
+- ``events``: tournaments, registrations, rounds, matches, chests and their ledger, seasons.
 
 Importing this package registers every table on ``SQLModel.metadata``, which Alembic and the
 migration test compare with the database. A new area adds its module here.
@@ -22,6 +23,22 @@ from catalog.models.catalogue import (
     Printing,
     table_of,
 )
+from catalog.models.events import (
+    EVENT_KINDS,
+    EVENT_STATES,
+    ChestBalance,
+    ChestLedger,
+    Event,
+    ExchangeItem,
+    Match,
+    PairingChange,
+    PrizeTable,
+    Redemption,
+    Registration,
+    ResultReport,
+    Round,
+    Season,
+)
 from catalog.models.users import (
     ROLES,
     ApiToken,
@@ -35,6 +52,20 @@ from catalog.models.users import (
 )
 
 __all__ = [
+    "EVENT_KINDS",
+    "EVENT_STATES",
+    "ChestBalance",
+    "ChestLedger",
+    "Event",
+    "ExchangeItem",
+    "Match",
+    "PairingChange",
+    "PrizeTable",
+    "Redemption",
+    "Registration",
+    "ResultReport",
+    "Round",
+    "Season",
     "ROLES",
     "ApiToken",
     "BanEntry",
