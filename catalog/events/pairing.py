@@ -138,6 +138,7 @@ def swiss(request: PairingRequest) -> list[Pairing]:
                     "no pairing without a rematch exists; import this round by hand",
                 )
             )
+    assert pairs is not None
     return number_tables(order, pairs, bye)
 
 
