@@ -93,11 +93,11 @@ def test_eight_players_three_rounds_standings_and_chests(sample_catalogue: Engin
         event = make_event(session)
         players = seat_players(session, event, NAMES)
         assert reg.planned_rounds(session=session, event=event) == 3  # MTR Appendix E for 8
-        with pytest.raises(EventError, match="截止报名"):
-            running.pair_next_round(session=session, event=event, seed=1, now=NOW)
-        reg.close_registration(session=session, event=event)
         for _ in range(3):
             _play_round(session, event)
+        assert event.state == "running"  # pairing round 1 closed registration
+        with pytest.raises(DeckLocked):
+            reg.set_deck(session=session, event=event, registration=players[0], text="主卡组:\n1 无之法力石", now=NOW)
         with pytest.raises(EventError, match="全部打完"):
             running.pair_next_round(session=session, event=event, seed=1, now=NOW)
         table = running.standings(session=session, event=event)

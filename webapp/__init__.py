@@ -113,6 +113,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     app.register_blueprint(wants_bp)
 
+    from webapp.events import bp as events_bp
+
+    app.register_blueprint(events_bp)
+
     from webapp.admin import bp as admin_bp
 
     app.register_blueprint(admin_bp)

@@ -57,6 +57,9 @@ def register(app: Flask) -> None:
     from webapp.collection.cli import collection
 
     app.cli.add_command(collection)
+    from webapp.events.cli import event_group
+
+    app.cli.add_command(event_group)
 
 
 @click.command("init-db")

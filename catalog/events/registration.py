@@ -146,8 +146,11 @@ def prize_table(*, session: Session, event: Event) -> dict[int, int]:
     return {r.place: r.chests for r in rows} or dict(DEFAULT_PRIZES)
 
 
-def get_event(*, session: Session, event_id: int) -> Event:
-    event = session.get(Event, event_id)
+def get_event(*, session: Session, event_id: int, lock: bool = False) -> Event:
+    """The event; ``lock`` takes its row lock on PostgreSQL (pairing, results and prizes of one
+    event then wait for each other; SQLite writers already hold the database lock)."""
+    postgres = session.get_bind().dialect.name == "postgresql"
+    event = session.get(Event, event_id, with_for_update=lock and postgres)
     if event is None:
         raise EventNotFound(Message(f"没有编号为 {event_id} 的赛事", f"no event {event_id}"))
     return event

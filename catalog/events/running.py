@@ -81,9 +81,7 @@ def _open_tables(session: Session, event: Event, round_number: int) -> list[Matc
 
 def _check_can_pair(session: Session, event: Event) -> int:
     if event.state == "open":
-        raise EventError(
-            Message("请先截止报名（锁定卡组）再配对", "close registration (lock the decks) before pairing")
-        )
+        event.state = "closed"  # pairing round 1 closes registration: the lists are locked from now on
     if event.state == "finished":
         raise EventError(Message("赛事已经结束", "the event is over"))
     last = last_round(session=session, event=event)
