@@ -37,6 +37,4 @@ def make_event(session: Session, **fields: Any) -> Event:
 
 def seat_players(session: Session, event: Event, names: list[str], engine: Engine | None = None) -> list[Any]:
     deck = legal_samsara_list(engine) if engine is not None else None
-    return [
-        reg.register_player(session=session, event=event, player_name=n, now=NOW, deck_text=deck) for n in names
-    ]
+    return [reg.register_player(session=session, event=event, player_name=n, now=NOW, deck_text=deck) for n in names]

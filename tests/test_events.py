@@ -49,7 +49,9 @@ def test_registration_snapshots_hashes_and_judges_the_list(sample_catalogue: Eng
         assert reordered.hash == first.deck_hash
         more = reg.snapshot(session=session, event=event, text=text + "1 无之法力石\n")
         assert more.hash != first.deck_hash
-        bad = reg.register_player(session=session, event=event, player_name="白露", now=NOW, deck_text="主卡组:\n3 不存在的卡")
+        bad = reg.register_player(
+            session=session, event=event, player_name="白露", now=NOW, deck_text="主卡组:\n3 不存在的卡"
+        )
         assert bad.legal is False
         assert {v["code"] for v in bad.verdict["violations"]} >= {"unknown_card", "main_too_small"}
         with pytest.raises(EventError, match="已经报名"):
@@ -118,7 +120,9 @@ def test_eight_players_three_rounds_standings_and_chests(sample_catalogue: Engin
         with pytest.raises(NotEnoughChests):
             prizes.redeem(session=session, store="卡牌竞技场", player_key=prizes.holder_key(champion),
                           item_id=item.id, quantity=1, today=DAY, now=NOW)  # fmt: skip
-        mine = [b for b in prizes.balances(session=session, store="卡牌竞技场") if b.player_name == champion.player_name]
+        mine = [
+            b for b in prizes.balances(session=session, store="卡牌竞技场") if b.player_name == champion.player_name
+        ]
         assert mine[0].chests == 1
         assert check_chests(session) == []
         assert len(players) == 8
@@ -140,7 +144,10 @@ def test_a_correction_of_round_one_changes_round_two_standings(sample_catalogue:
         names = running.standings(session=session, event=event).names
         a, b = names[table_one.player_a_id], names[table_one.player_b_id]  # type: ignore[index]
         assert after[a] == before[a] - 3 and after[b] == before[b] + 3
-        after_one = {s.record.entrant.name: s.record.points for s in running.standings(session=session, event=event, up_to=1).rows}
+        after_one = {
+            s.record.entrant.name: s.record.points
+            for s in running.standings(session=session, event=event, up_to=1).rows
+        }
         assert after_one[a] == 0 and after_one[b] == 3
 
 
@@ -205,7 +212,9 @@ def test_season_leaderboard_and_qualification(sample_catalogue: Engine) -> None:
                                        qualifier_top=1)  # fmt: skip
         monthly = make_event(session, season_code="SH-2016")
         bawang = make_event(session, name="年霸王赛", season_code="SH-2016", kind="bawang", date=DAY + timedelta(90))
-        qualifier = make_event(session, name="七月预选", season_code="SH-2016", kind="qualifier", date=DAY + timedelta(230))
+        qualifier = make_event(
+            session, name="七月预选", season_code="SH-2016", kind="qualifier", date=DAY + timedelta(230)
+        )
         for event in (monthly, bawang, qualifier):
             seat_players(session, event, NAMES[:4])
             reg.close_registration(session=session, event=event)
