@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from catalog.deckstats import DrawModel, p_at_least_one
+from catalog.decks.stats import p_at_least_one
+from catalog.rules import DrawModel
 from tests.test_decks import legal_samsara_list
 
 

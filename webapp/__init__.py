@@ -53,7 +53,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         RATELIMIT_STRATEGY="moving-window",
         RATELIMIT_HEADERS_ENABLED=True,
         PASSWORD_HASH_METHOD=None,  # werkzeug's default (scrypt)
-        # Request bodies: a bit above the 20 MB scan cap (catalog.scans.MAX_BYTES) for the
+        # Request bodies: a bit above the 20 MB scan cap (catalog.images.scans.MAX_BYTES) for the
         # multipart overhead; the 10 MB collection CSV cap is the domain's (catalog.collection.csvio).
         MAX_CONTENT_LENGTH=21 * 1024 * 1024,
         # How many reverse proxies (load balancer, nginx) stand in front of the app. Behind

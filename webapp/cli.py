@@ -174,7 +174,7 @@ def demo() -> None:
 @friendly
 def demo_synth(count: int, out: Path, seed: int) -> None:
     """生成 N 张印刷的合成永恒之轮目录（导入格式，可重复生成），用于压测。"""
-    from catalog.synth import write_synthetic_catalogue
+    from catalog.ingest.synth import write_synthetic_catalogue
 
     folder = write_synthetic_catalogue(out, printings=count, seed=seed)
     click.echo(f"已生成 {count} 张印刷：{folder}")

@@ -18,7 +18,7 @@ from typing import Any
 from catalog.errors import Message
 from catalog.games import GameModule, get_game
 from catalog.games.base import COMMON_REQUIRED
-from catalog.games.keyforge import community_rows, community_set, looks_like_community_json
+from catalog.games.keyforge.vocabulary import community_rows, community_set, looks_like_community_json
 
 SET_KINDS = ("starter", "booster", "theme", "collection")
 FORMAT_PARAMS = ("main_min", "main_max", "copy_limit", "extra_max")

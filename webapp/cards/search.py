@@ -12,7 +12,7 @@ from flask_babel import gettext as _
 from flask_login import current_user
 
 from catalog import browse
-from catalog.decklists import copies_by_name
+from catalog.decks.lists import copies_by_name
 from catalog.games import GAMES, GameModule
 from catalog.search import QueryError, SearchResult, search
 from catalog.search.compile import FLAGS, KEYS, ORDERS, lookup

@@ -14,10 +14,10 @@ from flask.cli import with_appcontext
 from sqlmodel import Session
 
 from catalog import db as catalog_db
-from catalog import deckimages
-from catalog.decklists import DecklistError
-from catalog.decks import DeckCheck, check_decklist
+from catalog.decks.check import DeckCheck, check_decklist
+from catalog.decks.lists import DecklistError
 from catalog.errors import LunzangError
+from catalog.images import decks as deckimages
 from webapp.db import get_engine
 
 

@@ -1,4 +1,4 @@
-"""Thin views: read the list from the query string, call catalog.decks / deckstats, render.
+"""Thin views: read the list from the query string, call catalog.decks.check / deckstats, render.
 
 The deck lives in the URL (``?game=…&format=…&list=…``): checking a deck writes nothing, so a
 GET form works without accounts, JavaScript or CSRF, and a checked deck can be bookmarked.
@@ -13,11 +13,12 @@ from flask import Response, abort, redirect, render_template, request, url_for
 from flask import session as web_session
 from flask_babel import gettext as _
 
-from catalog import deckimages, deckstats
-from catalog.decklists import DecklistError, add_card, adjust_line, merged, remove_card, write_json, write_text
-from catalog.decks import DeckCheckError, check_decklist, format_choices
+from catalog.decks import stats as deckstats
+from catalog.decks.check import DeckCheckError, check_decklist, format_choices
+from catalog.decks.lists import DecklistError, add_card, adjust_line, merged, remove_card, write_json, write_text
 from catalog.games import GAMES
-from catalog.rules import RULEBOOKS, SECTIONS
+from catalog.images import decks as deckimages
+from catalog.rules import SECTIONS, Rulebook
 from webapp.cards.images import cache_dir, scan_dir
 from webapp.db import get_session
 from webapp.decks import bp
@@ -139,7 +140,7 @@ def check() -> Any:
         module=GAMES.get(result.pool.game) if result else None,
         sections=SECTIONS,
         section_labels=section_labels(),
-        games_for_rules={slug: GAMES[slug] for slug in GAMES if slug in RULEBOOKS},
+        games_for_rules={slug: GAMES[slug] for slug in _rulebooks()},
     )
 
 
@@ -216,7 +217,12 @@ def print_sheet() -> str:
 @bp.route("/rules/<game_slug>")
 def rules(game_slug: str) -> str:
     module = GAMES.get(game_slug)
-    book = RULEBOOKS.get(game_slug)
+    book = module.rulebook if module is not None else None
     if module is None or book is None:
         abort(404, _("没有这个游戏：%(slug)s", slug=game_slug))
-    return render_template("decks/rules.html", module=module, book=book, games=GAMES, rulebooks=RULEBOOKS)
+    return render_template("decks/rules.html", module=module, book=book, games=GAMES, rulebooks=_rulebooks())
+
+
+def _rulebooks() -> dict[str, Rulebook]:
+    """Slug → rulebook of every game that has a rules page."""
+    return {slug: game.rulebook for slug, game in GAMES.items() if game.rulebook is not None}

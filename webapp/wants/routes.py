@@ -65,7 +65,7 @@ def wants() -> Any:
 def want_proxies() -> Any:
     """The want list on A4 proxy sheets (3×3 at 63×88 mm, cut marks): one proxy per wanted
     copy not owned yet, the wanted printing's face (else the card's first printing)."""
-    from catalog import deckimages
+    from catalog.images import decks as deckimages
     from webapp.cards.images import scan_dir
 
     session = get_session()

@@ -158,8 +158,6 @@ class KeyForge(GameModule):
         }
 
 
-KEYFORGE = KeyForge()
-
 _TYPE_FROM_COMMUNITY = {"action": ACTION, "artifact": ARTIFACT, "creature": CREATURE, "upgrade": UPGRADE}
 
 
@@ -218,7 +216,3 @@ def community_rows(data: Mapping[str, Any]) -> list[tuple[int, dict[str, str]]]:
             )
         )
     return rows
-
-
-# The construction rules register themselves (kept in their own module: see its docstring).
-from catalog.games import keyforge_rules  # noqa: E402,F401
