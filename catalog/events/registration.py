@@ -18,8 +18,8 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from catalog.decklists import CardPool, parse_decklist, resolve
-from catalog.decks import check_parsed, game_slug, load_format, load_pool
+from catalog.decks.check import check_parsed, game_slug, load_format, load_pool
+from catalog.decks.lists import CardPool, parse_decklist, resolve
 from catalog.errors import LunzangError, Message
 from catalog.events.rounds import recommended_rounds
 from catalog.events.tables import PRIZE, REG, ROUND, SEASON

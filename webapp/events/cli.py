@@ -21,7 +21,7 @@ from sqlmodel import Session
 
 from catalog import accounts
 from catalog import db as catalog_db
-from catalog.decklists import DecklistError
+from catalog.decks.lists import DecklistError
 from catalog.errors import Message
 from catalog.events import prizes, running, seasons
 from catalog.events import registration as reg
