@@ -1,0 +1,203 @@
+"""Events through the pages (Flask test client): a whole 8-player event end to end, the deck
+lock, the deck check at the table, authorization (only the event's organiser or an admin
+manages it; players see the public parts and their own list until lists are published)."""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any
+
+from openpyxl import load_workbook
+from sqlmodel import Session, select
+
+from catalog.events.prizes import check_chests
+from catalog.models import ChestBalance, Event, Match, Registration
+from tests.test_decks import legal_samsara_list
+from webapp.db import get_engine
+
+PLAYERS = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"]
+
+
+def _engine(app: Any) -> Any:
+    with app.app_context():
+        return get_engine()
+
+
+def _create(client: Any, login: Any, organiser: str = "shop", **fields: str) -> int:
+    login(client, organiser, role="organizer")
+    form = {"name": "十一月月赛", "game": "samsara", "format": "standard", "date": "2026-11-28", "store": "卡牌竞技场",
+            "city": "上海", "round_minutes": "50", "top_cut": "0", "kind": "monthly"} | fields  # fmt: skip
+    response = client.post("/events/new", data=form)
+    assert response.status_code == 303, response.get_data(as_text=True)
+    return int(re.search(r"/events/(\d+)/manage", response.headers["Location"]).group(1))  # type: ignore[union-attr]
+
+
+def _tables(app: Any, event_id: int, number: int) -> list[Match]:
+    with Session(_engine(app)) as session:
+        return list(
+            session.exec(
+                select(Match)
+                .where(Match.event_id == event_id, Match.round_number == number)
+                .order_by(Match.table_number)
+            )
+        )
+
+
+def test_an_eight_player_event_end_to_end_through_the_pages(sample_app: Any, login: Any) -> None:
+    deck = legal_samsara_list(_engine(sample_app))
+    shop = sample_app.test_client()
+    event_id = _create(shop, login)
+    players = {}
+    for name in PLAYERS:
+        client = sample_app.test_client()
+        login(client, name)
+        response = client.post(f"/events/{event_id}/register", data={"deck": deck})
+        assert response.status_code == 303
+        players[name] = client
+    dashboard = shop.get(f"/events/{event_id}/manage").get_data(as_text=True)
+    assert dashboard.count("badge-ok") == 8 and "共 8 名选手" in dashboard and "MTR 附录 E：3 轮" in dashboard
+    assert shop.post(f"/events/{event_id}/manage/close").status_code == 303
+    for number in (1, 2, 3):
+        response = shop.post(f"/events/{event_id}/manage/pair", data={"seed": str(100 + number)}, follow_redirects=True)
+        assert f"第 {number} 轮已配对（种子 {100 + number}）" in response.get_data(as_text=True)
+        tables = _tables(sample_app, event_id, number)
+        assert len(tables) == 4
+        # Alice reads her table on the public page (phone), then reports; the organiser confirms
+        # that one and types the others in.
+        with Session(_engine(sample_app)) as session:
+            names = {r.id: r.player_name for r in session.exec(select(Registration))}
+        page = players["alice"].get(f"/events/{event_id}").get_data(as_text=True)
+        alice_table = next(m for m in tables if "alice" in (names[m.player_a_id], names[m.player_b_id]))
+        assert f"你在第 {alice_table.table_number} 桌" in page and 'id="table-4"' in page
+        reported = players["alice"].post(
+            f"/events/{event_id}/report", data={"table": alice_table.table_number, "wins_a": 2, "wins_b": 1, "draws": 0}
+        )
+        assert reported.status_code == 303
+        dashboard = shop.get(f"/events/{event_id}/manage").get_data(as_text=True)
+        report_id = re.search(r'name="report" value="(\d+)"', dashboard).group(1)  # type: ignore[union-attr]
+        assert shop.post(f"/events/{event_id}/manage/confirm", data={"report": report_id}).status_code == 303
+        for m in tables:
+            if m.id != alice_table.id:
+                data = {"round": number, "table": m.table_number, "wins_a": 2, "wins_b": 0, "draws": 0}
+                assert shop.post(f"/events/{event_id}/manage/result", data=data).status_code == 303
+    public = sample_app.test_client().get(f"/events/{event_id}").get_data(as_text=True)
+    assert "第 3 轮 / 共 3 轮" in public and "第 3 轮后排名" in public
+    by_name = sample_app.test_client().get(f"/events/{event_id}/pairings?round=2&by=name").get_data(as_text=True)
+    assert all(name in by_name for name in PLAYERS)
+    assert sample_app.test_client().get(f"/events/{event_id}/slips?round=1").status_code == 200
+    after_one = sample_app.test_client().get(f"/events/{event_id}/standings?round=1").get_data(as_text=True)
+    assert "第 1 轮后排名" in after_one
+    finished = shop.post(f"/events/{event_id}/manage/finish", follow_redirects=True).get_data(as_text=True)
+    assert "白银宝箱已发放" in finished
+    with Session(_engine(sample_app)) as session:
+        chests = sorted((b.chests for b in session.exec(select(ChestBalance))), reverse=True)
+        assert chests == [9, 7, 5, 4, 4, 4, 4, 4]
+        assert check_chests(session) == []
+        assert session.exec(select(Event)).one().state == "finished"
+    sheet = shop.get(f"/events/{event_id}/export.xlsx")
+    assert sheet.status_code == 200
+    book = load_workbook(io.BytesIO(sheet.data))
+    assert book.sheetnames == ["选手与卡组", "第1轮", "第2轮", "第3轮", "排名", "奖励"]
+    assert [book["奖励"].cell(row=r, column=4).value for r in range(2, 10)] == [9, 7, 5, 4, 4, 4, 4, 4]
+    mine = players["alice"].get("/events/mine").get_data(as_text=True)
+    assert "十一月月赛" in mine and "卡牌竞技场" in mine
+
+
+def test_the_list_cannot_change_after_the_deadline(sample_app: Any, login: Any) -> None:
+    deck = legal_samsara_list(_engine(sample_app))
+    shop = sample_app.test_client()
+    event_id = _create(shop, login)
+    player = sample_app.test_client()
+    login(player, "alice")
+    player.post(f"/events/{event_id}/register", data={"deck": deck})
+    changed = deck + "1 无之法力石\n"
+    assert player.post(f"/events/{event_id}/deck", data={"deck": changed}).status_code == 303
+    shop.post(f"/events/{event_id}/manage/close")
+    response = player.post(f"/events/{event_id}/deck", data={"deck": deck}, follow_redirects=True)
+    assert "卡组已锁定" in response.get_data(as_text=True)
+    with Session(_engine(sample_app)) as session:
+        assert session.exec(select(Registration)).one().deck_text == changed
+
+
+def test_deck_check_at_the_table_shows_the_difference(sample_app: Any, login: Any) -> None:
+    deck = legal_samsara_list(_engine(sample_app))
+    shop = sample_app.test_client()
+    event_id = _create(shop, login)
+    shop.post(f"/events/{event_id}/manage/walk_in", data={"name": "路人甲", "deck": deck})
+    with Session(_engine(sample_app)) as session:
+        walk_in = session.exec(select(Registration)).one()
+    page = shop.post(
+        f"/events/{event_id}/manage/check", data={"player": walk_in.id, "deck": deck + "2 无之法力石\n"}
+    ).get_data(as_text=True)
+    assert "路人甲：与锁定的卡组不同" in page and "无之法力石" in page
+    same = shop.post(f"/events/{event_id}/manage/check", data={"player": walk_in.id, "deck": deck}).get_data(
+        as_text=True
+    )
+    assert "路人甲：与锁定的卡组一致" in same
+
+
+def test_only_the_organiser_or_an_admin_manages_the_event(sample_app: Any, login: Any) -> None:
+    shop = sample_app.test_client()
+    event_id = _create(shop, login)
+    other_shop = sample_app.test_client()
+    login(other_shop, "othershop", role="organizer")
+    player = sample_app.test_client()
+    login(player, "alice")
+    anonymous = sample_app.test_client()
+    for client in (other_shop, player):
+        assert client.get(f"/events/{event_id}/manage").status_code == 403
+        assert client.post(f"/events/{event_id}/manage/close").status_code == 403
+        assert client.get(f"/events/{event_id}/export.xlsx").status_code == 403
+    assert player.get("/events/new").status_code == 403
+    assert anonymous.get(f"/events/{event_id}/manage").status_code == 302  # sign in first
+    with Session(_engine(sample_app)) as session:
+        assert session.exec(select(Event)).one().state == "open"
+    admin = sample_app.test_client()
+    login(admin, "root", role="admin")
+    assert admin.get(f"/events/{event_id}/manage").status_code == 200
+    assert anonymous.get(f"/events/{event_id}").status_code == 200  # the public page
+
+
+def test_players_see_only_their_own_list_until_published(sample_app: Any, login: Any) -> None:
+    deck = legal_samsara_list(_engine(sample_app))
+    shop = sample_app.test_client()
+    event_id = _create(shop, login)
+    alice, bob = sample_app.test_client(), sample_app.test_client()
+    login(alice, "alice")
+    login(bob, "bob")
+    alice.post(f"/events/{event_id}/register", data={"deck": deck})
+    bob.post(f"/events/{event_id}/register", data={"deck": deck + "1 无之法力石\n"})
+    page = alice.get(f"/events/{event_id}/decks").get_data(as_text=True)
+    assert "alice" in page and "bob" not in page
+    assert "bob" not in sample_app.test_client().get(f"/events/{event_id}/decks").get_data(as_text=True)
+    shop.post(f"/events/{event_id}/manage/publish", data={"published": "1"})
+    page = alice.get(f"/events/{event_id}/decks").get_data(as_text=True)
+    assert "alice" in page and "bob" in page
+
+
+def test_bad_form_input_is_explained_and_changes_nothing(sample_app: Any, login: Any) -> None:
+    shop = sample_app.test_client()
+    event_id = _create(shop, login)
+    bad = shop.post("/events/new", data={"name": "", "game": "samsara", "date": "2026-11-28"}, follow_redirects=True)
+    assert "请填写赛事名称" in bad.get_data(as_text=True)
+    bad = shop.post("/events/new", data={"name": "x", "game": "samsara", "date": "28/11"}, follow_redirects=True)
+    assert "日期应为 YYYY-MM-DD" in bad.get_data(as_text=True)
+    player = sample_app.test_client()
+    login(player, "alice")
+    response = player.post(f"/events/{event_id}/register", data={"deck": "主卡组:\n3x"}, follow_redirects=True)
+    assert response.status_code == 200
+    pairing = shop.post(f"/events/{event_id}/manage/pair", data={"seed": "1"}, follow_redirects=True)
+    assert "至少需要两名选手" in pairing.get_data(as_text=True)
+    with Session(_engine(sample_app)) as session:
+        assert session.exec(select(Event)).one().state == "open"  # the failed pairing did not close it
+        assert len(session.exec(select(Event)).all()) == 1
+
+
+def test_event_pages_are_listed_and_linked_from_the_header(sample_app: Any, login: Any) -> None:
+    shop = sample_app.test_client()
+    event_id = _create(shop, login)
+    home = sample_app.test_client().get("/").get_data(as_text=True)
+    assert 'href="/events"' in home
+    listing = sample_app.test_client().get("/events").get_data(as_text=True)
+    assert f"/events/{event_id}" in listing and "十一月月赛" in listing
