@@ -23,7 +23,7 @@ from catalog import accounts
 from catalog import db as catalog_db
 from catalog.decks.lists import DecklistError
 from catalog.errors import Message
-from catalog.events import prizes, running, seasons
+from catalog.events import prizes, running, seasons, views
 from catalog.events import registration as reg
 from catalog.events.export import event_csv, event_workbook, season_csv, season_workbook
 from catalog.events.registration import EventError
@@ -290,30 +290,6 @@ def drop_command(event_id: int, player: str) -> None:
         click.echo(f"{entry.player_name} 自第 {entry.dropped_from} 轮起退赛")
 
 
-def standings_json(session: Session, event: Event, up_to: int | None) -> dict[str, Any]:
-    table = running.standings(session=session, event=event, up_to=up_to)
-    return {
-        "event": event.id,
-        "round": table.round,
-        "standings": [
-            {
-                "rank": s.rank,
-                "player": s.record.entrant.name,
-                "points": s.record.points,
-                "omw": round(s.record.omw, 6),
-                "gw": round(s.record.gw, 6),
-                "ogw": round(s.record.ogw, 6),
-                "played": s.record.played,
-                "won": s.record.won,
-                "drawn": s.record.drawn,
-                "lost": s.record.lost,
-                "byes": s.record.byes,
-            }
-            for s in table.rows
-        ],
-    }
-
-
 @event_group.command("standings")
 @click.argument("event_id", type=int)
 @click.option("--round", "round_number", type=int, default=None, help="第几轮之后的排名（默认最新）。")
@@ -324,7 +300,7 @@ def standings_command(event_id: int, round_number: int | None, as_json: bool) ->
     """排名：积分，然后对手胜率、局胜率、对手局胜率（MTR；对手胜率每人至少 1/3）。"""
     with Session(get_engine()) as session:
         event = reg.get_event(session=session, event_id=event_id)
-        data = standings_json(session, event, round_number)
+        data = views.standings_data(session=session, event=event, up_to=round_number)
     if as_json:
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
