@@ -94,8 +94,8 @@ def test_api_errors_are_json_and_change_nothing(sample_app: Any, make_user: Any)
     assert bad.status_code == 400 and bad.get_json()["error"]["message_en"]
     unreadable = client.post(f"/api/v1/events/{event_id}/registrations", json={"deck": 5}, headers=_auth(token))
     assert unreadable.status_code == 400
-    no_table = client.post(f"/api/v1/events/{event_id}/results", json={"round": 1, "table": 1, "wins_a": 2, "wins_b": 0},
-                           headers=_auth(token))  # fmt: skip
+    result = {"round": 1, "table": 1, "wins_a": 2, "wins_b": 0}
+    no_table = client.post(f"/api/v1/events/{event_id}/results", json=result, headers=_auth(token))
     assert no_table.status_code == 404
     after = table_counts(get_engine(sample_app))
     assert {k: v for k, v in after.items() if k != "api_token"} == {k: v for k, v in before.items() if k != "api_token"}
