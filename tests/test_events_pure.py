@@ -255,3 +255,21 @@ def test_every_pair_of_four_players_is_met_once_in_three_rounds() -> None:
         results += [_play(rng, p.a, p.b, number) for p in pairings]
     met = {frozenset((r.a, r.b)) for r in results if r.b is not None}
     assert met == {frozenset(pair) for pair in itertools.combinations(range(1, 5), 2)}
+
+
+@pytest.mark.parametrize("event_seed", [1, 2])
+def test_a_large_event_uses_the_band_and_still_never_rematches(event_seed: int) -> None:
+    """101 players (above the full-graph size): 7 rounds, no rematch, one bye a round, never twice."""
+    rng = random.Random(event_seed)
+    entrants = [Entrant(i, f"p{i:03d}") for i in range(1, 102)]
+    results: list[Result] = []
+    for number in range(1, 8):
+        candidates = _candidates(entrants, results, number)
+        pairings = swiss(PairingRequest(number, event_seed, candidates))
+        by_id = {c.id: c for c in candidates}
+        assert sum(1 for p in pairings if p.b is None) == 1
+        assert all(p.b is None and not by_id[p.a].had_bye or p.b not in by_id[p.a].opponents for p in pairings)
+        mixed = sum(1 for p in pairings if p.b is not None and by_id[p.a].points != by_id[p.b].points)
+        groups = {c.points for c in candidates}
+        assert mixed <= len(groups)  # at most one pair-down between neighbouring score groups
+        results += [_play(rng, p.a, p.b, number) for p in pairings]
