@@ -270,3 +270,35 @@ def test_the_xlsx_score_sheet_cell_by_cell(sample_catalogue: Engine) -> None:
     assert lines[0] == "rank,player,points,omw,gw,ogw,played,won,drawn,lost,byes,chests"
     assert lines[1].split(",")[0:3] == ["1", table.rows[0].record.entrant.name, str(table.rows[0].record.points)]
     assert lines[1].split(",")[-1] == "9"
+
+
+@pytest.mark.parametrize("third_place", ["playoff", "swiss"])
+def test_a_top_four_cut_after_the_swiss_rounds(sample_catalogue: Engine, third_place: str) -> None:
+    with Session(sample_catalogue) as session:
+        event = make_event(session, top_cut=4, third_place=third_place)
+        seat_players(session, event, NAMES)
+        for _ in range(3):
+            _play_round(session, event)
+        swiss = [s.record.entrant.id for s in running.standings(session=session, event=event).rows]
+        _round, semis = running.pair_next_round(session=session, event=event, seed=0, now=NOW)
+        assert _round.kind == "top4" and [(m.player_a_id, m.player_b_id) for m in semis] == [
+            (swiss[0], swiss[3]),
+            (swiss[1], swiss[2]),
+        ]
+        with pytest.raises(EventError, match="分出胜负"):
+            running.record_result(session=session, event=event, match=semis[0], wins_a=1, wins_b=1, draws=0, now=NOW)
+        with pytest.raises(EventError, match="决赛圈还没有打完"):
+            running.record_result(session=session, event=event, match=semis[0], wins_a=0, wins_b=2, draws=0, now=NOW)
+            running.record_result(session=session, event=event, match=semis[1], wins_a=2, wins_b=0, draws=0, now=NOW)
+            running.finish_event(session=session, event=event)
+        _round, finals = running.pair_next_round(session=session, event=event, seed=0, now=NOW)
+        assert _round.kind == "final" and (finals[0].player_a_id, finals[0].player_b_id) == (swiss[3], swiss[1])
+        assert len(finals) == (2 if third_place == "playoff" else 1)
+        for m in finals:
+            running.record_result(session=session, event=event, match=m, wins_a=2, wins_b=1, draws=0, now=NOW)
+        assert running.standings(session=session, event=event).round == 3  # the cut is not in the standings
+        running.finish_event(session=session, event=event)
+        places = [p.registration.id for p in prizes.placings(session=session, event=event)]
+        third = [swiss[0], swiss[2]] if third_place == "playoff" else sorted([swiss[0], swiss[2]], key=swiss.index)
+        assert places[:4] == [swiss[3], swiss[1], *third]
+        assert places[4:] == swiss[4:]

@@ -101,15 +101,18 @@ class Placing:
 
 
 def placings(*, session: Session, event: Event) -> list[Placing]:
-    """Final places (the standings after the last round) with the chests each earns."""
+    """Final places (the Swiss standings, the top cut's bracket first) with the chests each earns."""
+    from catalog.events.playoff import final_order
+
     prizes = prize_table(session=session, event=event)
     table = standings(session=session, event=event)
+    points = {row.record.entrant.id: row.record.points for row in table.rows}
+    order = final_order(session=session, event=event, swiss_order=[row.record.entrant.id for row in table.rows])
     regs = {r.id: r for r in session.scalars(select(Registration).where(REG.event_id == event.id))}
-    out = []
-    for row in table.rows:
-        reg = regs[row.record.entrant.id]
-        out.append(Placing(row.rank, reg, prizes.get(row.rank, prizes.get(0, 0)), row.record.points))
-    return out
+    return [
+        Placing(place, regs[pid], prizes.get(place, prizes.get(0, 0)), points[pid])
+        for place, pid in enumerate(order, start=1)
+    ]
 
 
 def award_chests(*, session: Session, event: Event, now: datetime) -> list[Placing]:

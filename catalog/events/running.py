@@ -64,14 +64,22 @@ class EventStandings:
 
 
 def standings(*, session: Session, event: Event, up_to: int | None = None) -> EventStandings:
-    """Standings after round ``up_to`` (default: the last round paired)."""
-    last = last_round(session=session, event=event)
+    """Standings after round ``up_to`` (default: the last Swiss round paired).
+
+    A top cut's single-elimination rounds do not enter the standings (the Swiss standings stay
+    those after the last Swiss round; :mod:`catalog.events.playoff` places the cut).
+    """
+    from catalog.events.playoff import playoff_rounds
+
+    playoff = {r.number for r in playoff_rounds(session=session, event=event)}
+    last = last_round(session=session, event=event) - len(playoff)
     up_to = last if up_to is None else up_to
     if not 0 <= up_to <= last:
         raise EventError(Message(f"第 {up_to} 轮还没有配对", f"round {up_to} has not been paired"))
     regs = registrations(session=session, event=event)
     entrants = [entrant(r) for r in regs]
-    rows = rank(entrants, results_of(matches(session=session, event=event)), up_to=up_to, tiebreakers=event.tiebreakers)
+    found = [m for m in matches(session=session, event=event) if m.round_number not in playoff]
+    rows = rank(entrants, results_of(found), up_to=up_to, tiebreakers=event.tiebreakers)
     return EventStandings(up_to, rows, {e.id: e.name for e in entrants})
 
 
@@ -136,8 +144,9 @@ def _store_round(
     seed: int | None,
     source: str,
     now: datetime,
+    kind: str = "swiss",
 ) -> Round:
-    row = Round(event_id=event.id, number=number, seed=seed, source=source, started_at=now, created_at=now)  # type: ignore[arg-type]
+    row = Round(event_id=event.id, number=number, kind=kind, seed=seed, source=source, started_at=now, created_at=now)  # type: ignore[arg-type]
     session.add(row)
     session.flush()
     for p in pairings:
@@ -164,6 +173,10 @@ def pair_next_round(*, session: Session, event: Event, seed: int, now: datetime)
     """Pair the next round with the event's pairing system and the given (shown) seed."""
     if not 0 <= seed <= MAX_SEED:
         raise EventError(Message("种子应在 0 到 2⁶³−1 之间", "the seed is 0 … 2^63−1"))
+    if event.top_cut and last_round(session=session, event=event) >= planned_rounds(session=session, event=event):
+        from catalog.events.playoff import pair_playoff
+
+        return pair_playoff(session=session, event=event, now=now)  # after the Swiss rounds: the top cut
     number = _check_can_pair(session, event)
     players = active_players(session, event, number)
     if len(players) < 2:
@@ -292,6 +305,9 @@ def record_result(
     if match.player_b_id is None:
         raise EventError(Message("轮空桌的结果固定为 2-0", "a bye is always 2–0"))
     _valid_result(wins_a, wins_b, draws)
+    round_row = session.get(Round, match.round_id)
+    if round_row is not None and round_row.kind != "swiss" and wins_a == wins_b:
+        raise EventError(Message("决赛圈的比赛必须分出胜负", "a top-cut match needs a winner"))
     match.wins_a, match.wins_b, match.draws, match.reported, match.updated_at = wins_a, wins_b, draws, True, now
     for report in session.scalars(select(ResultReport).where(REPORT.match_id == match.id, REPORT.status == "pending")):
         same = (report.wins_a, report.wins_b, report.draws) == (wins_a, wins_b, draws)
@@ -357,6 +373,10 @@ def finish_event(*, session: Session, event: Event) -> Event:
         raise EventError(Message("还没有打过任何一轮", "no round has been played"))
     if _open_tables(session, event, last):
         raise EventError(Message(f"第 {last} 轮还有桌没有结果", f"round {last} still has open tables"))
+    from catalog.events.playoff import playoff_complete
+
+    if event.top_cut and not playoff_complete(session=session, event=event):
+        raise EventError(Message("决赛圈还没有打完", "the top cut is not finished"))
     event.state = "finished"
     session.flush()
     return event
