@@ -39,6 +39,7 @@ class PairingError(LunzangError):
     """No pairing satisfies the rules (e.g. every remaining pairing would be a rematch)."""
 
     code = "pairing_impossible"
+    status = 409
 
 
 @dataclass(frozen=True)

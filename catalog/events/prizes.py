@@ -36,6 +36,7 @@ REASONS = ("prize", "redeem", "adjust")
 
 class NotEnoughChests(LunzangError):
     code = "not_enough_chests"
+    status = 409
 
 
 def holder_key(registration: Registration) -> str:

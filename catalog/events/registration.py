@@ -37,14 +37,17 @@ class EventError(LunzangError):
 
 class EventNotFound(LunzangError):
     code = "not_found"
+    status = 404
 
 
 class Forbidden(LunzangError):
     code = "forbidden"
+    status = 403
 
 
 class DeckLocked(LunzangError):
     code = "deck_locked"
+    status = 409
 
 
 def _text(value: str, limit: int, what_zh: str, what_en: str, *, required: bool = True) -> str:

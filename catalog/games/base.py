@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -190,6 +190,16 @@ COMMON_REQUIRED = ("set", "number", "name", "rarity", "type", "text")
 COMMON_OPTIONAL = ("subtype", "flavor", "illustrator", "image")
 
 
+@dataclass(frozen=True)
+class JsonFormat:
+    """A JSON card-data file a game reads besides the CSV folders (e.g. KeyForge community data)."""
+
+    name: Message  # what the format is, for "not …" messages: "the … format (needs …)"
+    recognises: Callable[[Any], bool]  # parsed JSON → is it this format?
+    set_header: Callable[[Mapping[str, Any]], dict[str, Any]]  # → a manifest ``[[sets]]`` entry
+    rows: Callable[[Mapping[str, Any]], list[tuple[int, dict[str, str]]]]  # → (card index, CSV row)
+
+
 class UnknownRuleKind(LookupError):
     """A game was asked for the rules of a kind it does not have: a programming error, never a
     silent "no rules" (which would pass every deck as legal)."""
@@ -222,10 +232,12 @@ class GameModule:
         rule_sets: Mapping[str, Sequence[Rule]] | None = None,
         rulebook: Rulebook | None = None,
         draw_model: DrawModel | None = None,
+        json_format: JsonFormat | None = None,
     ) -> None:
         self.rule_sets: dict[str, tuple[Rule, ...]] = {kind: tuple(rules) for kind, rules in (rule_sets or {}).items()}
         self.rulebook = rulebook  # what the rules page says; None = the game has no rules page
         self.draw_model = draw_model  # None: no odds table (the seed does not say what is seen)
+        self.json_format = json_format  # None: the game is read from CSV folders only
 
     def rule_set(self, kind: str) -> tuple[Rule, ...]:
         """The rules of one of the game's rule kinds; :class:`UnknownRuleKind` for any other."""

@@ -20,9 +20,8 @@ from catalog.errors import LunzangError
 from catalog.games import GAMES
 from catalog.images import scans
 from webapp.admin import bp
-from webapp.auth import utcnow
-from webapp.cards.images import scan_dir
 from webapp.db import get_session
+from webapp.helpers import scan_dir, utcnow
 
 
 def admin_required(view: Callable[..., Any]) -> Callable[..., Any]:

@@ -21,10 +21,8 @@ from catalog.models import Event, Registration
 from webapp.api import ApiError, bp
 from webapp.api.auth import api_user, require_api_user
 from webapp.api.openapi import PATHS, SCHEMAS
-from webapp.auth import utcnow
 from webapp.db import get_session
-
-STATUS = {"not_found": 404, "forbidden": 403, "deck_locked": 409, "pairing_impossible": 409}
+from webapp.helpers import utcnow
 
 
 @contextmanager
@@ -38,7 +36,7 @@ def event_errors() -> Iterator[None]:
         raise ApiError(422, "unreadable_decklist", error.message.zh, error.message.en, details=details) from error
     except LunzangError as error:
         get_session().rollback()
-        raise ApiError(STATUS.get(error.code, 400), error.code, error.message.zh, error.message.en) from error
+        raise ApiError(error.status, error.code, error.message.zh, error.message.en) from error
 
 
 def _event(event_id: int, *, lock: bool = False) -> Event:

@@ -106,7 +106,7 @@ def images_group() -> None:
 
 
 def _scan_store() -> Path:
-    from webapp.cards.images import scan_dir
+    from webapp.helpers import scan_dir
 
     return scan_dir()
 

@@ -11,7 +11,6 @@ the scan is served with its content hash as the ETag.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from flask import Response, abort, current_app, g, request, url_for
@@ -24,20 +23,9 @@ from catalog.images import scans
 from catalog.models import Card, CardSet, Printing, PrintingScan
 from webapp.cards import bp
 from webapp.db import get_session
+from webapp.helpers import cache_dir, scan_dir
 
 MIMETYPES = {"webp": "image/webp", "png": "image/png"}
-
-
-def cache_dir() -> Path:
-    """Where rendered faces are kept: ``CARD_IMAGE_DIR``, else ``instance/card-images/``."""
-    configured = current_app.config.get("CARD_IMAGE_DIR")
-    return Path(configured) if configured else Path(current_app.instance_path) / "card-images"
-
-
-def scan_dir() -> Path:
-    """Where uploaded scans are kept: ``SCAN_DIR``, else ``instance/scans/``."""
-    configured = current_app.config.get("SCAN_DIR")
-    return Path(configured) if configured else Path(current_app.instance_path) / "scans"
 
 
 def _scan_hashes() -> dict[int, str]:

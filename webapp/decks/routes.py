@@ -19,9 +19,9 @@ from catalog.decks.lists import DecklistError, add_card, adjust_line, merged, re
 from catalog.games import GAMES
 from catalog.images import decks as deckimages
 from catalog.rules import SECTIONS, Rulebook
-from webapp.cards.images import cache_dir, scan_dir
 from webapp.db import get_session
 from webapp.decks import bp
+from webapp.helpers import WORKING_DECK, cache_dir, safe_next, scan_dir, working_deck
 
 MAX_TURNS = 10
 
@@ -30,9 +30,6 @@ def section_labels() -> dict[str, str]:
     return {"main": _("主卡组"), "extra": _("额外卡组"), "side": _("备牌")}
 
 
-# The working deck is also kept in the (signed cookie) session, so a link from anywhere, e.g. a
-# search result's ``/decks?game=samsara&add=卡名``, adds to the deck being built.
-WORKING_DECK = "working_deck"
 MAX_SESSION_BYTES = 3000  # a cookie holds ~4 KB; longer lists live in the URL only
 
 
@@ -80,22 +77,12 @@ def _remember(text: str, game: str, format_code: str | None) -> None:
         web_session[WORKING_DECK] = {"list": text, "game": game, "format": format_code or ""}
 
 
-def working_deck() -> tuple[str, str]:
-    """The deck being built in this browser: (game slug or "", list text)."""
-    saved = web_session.get(WORKING_DECK)
-    if not isinstance(saved, dict):
-        return "", ""
-    return str(saved.get("game") or ""), str(saved.get("list") or "")
-
-
 @bp.post("/decks/working")
 def edit_working() -> Any:
     """+ / − from search results: one copy more or fewer of a card in the working deck, then
     back to the page the button was on. Only the browser's own session changes."""
     game, name = request.form.get("game", ""), request.form.get("name", "").strip()
-    target = request.form.get("next", "")
-    if not target.startswith("/") or target.startswith("//"):
-        target = url_for("decks.check")
+    target = safe_next(request.form.get("next")) or url_for("decks.check")
     saved_game, text = working_deck()
     if game in GAMES and name and (not text.strip() or saved_game == game):
         text = remove_card(text, name) if request.form.get("action") == "remove" else add_card(text, name)

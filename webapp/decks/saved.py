@@ -18,10 +18,9 @@ from catalog.decks.check import format_choices, game_slug, load_format
 from catalog.decks.lists import parse_decklist
 from catalog.errors import LunzangError
 from catalog.games import GAMES
-from webapp.auth import utcnow
-from webapp.auth.routes import localized
 from webapp.db import get_session
 from webapp.decks import bp
+from webapp.helpers import localized, utcnow
 
 
 def _user_id() -> int:

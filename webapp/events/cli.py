@@ -28,7 +28,7 @@ from catalog.events import registration as reg
 from catalog.events.export import event_csv, event_workbook, season_csv, season_workbook
 from catalog.events.registration import EventError
 from catalog.models import Event, Match
-from webapp.cli import friendly
+from webapp.cli_support import friendly
 from webapp.db import get_engine
 
 MAX_FILE = 1_000_000

@@ -23,10 +23,10 @@ from catalog.events import registration as reg
 from catalog.events.export import event_csv, event_workbook
 from catalog.events.rounds import recommended_rounds, recommended_top_cut
 from catalog.models import Event
-from webapp.auth import utcnow
 from webapp.db import get_session
 from webapp.events import bp
 from webapp.events.routes import _form_int, failed, load_event
+from webapp.helpers import utcnow
 
 FORMAT_HELP = "samsara: standard / m8"
 

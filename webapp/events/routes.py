@@ -25,10 +25,9 @@ from catalog.events.pairing import PAIRING_SYSTEMS
 from catalog.events.standings import TIEBREAKERS
 from catalog.games import GAMES
 from catalog.models import Event
-from webapp.auth import utcnow
-from webapp.auth.routes import localized
 from webapp.db import get_session
 from webapp.events import bp
+from webapp.helpers import localized, utcnow
 
 
 def N_(text: str) -> str:  # the gettext marker Babel extracts: translated where shown
