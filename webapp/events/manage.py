@@ -242,3 +242,9 @@ def exchange_edit(store: str) -> Any:
     except LunzangError as error:
         return failed(error, back)
     return redirect(back, code=303)
+
+
+@bp.errorhandler(403)
+def forbidden(error: Any) -> Any:
+    message = getattr(error, "description", "") or _("只有这场赛事的主办者或管理员可以管理它")
+    return render_template("error.html", title=_("没有权限"), message=message), 403
