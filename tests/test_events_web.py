@@ -201,3 +201,54 @@ def test_event_pages_are_listed_and_linked_from_the_header(sample_app: Any, logi
     assert 'href="/events"' in home
     listing = sample_app.test_client().get("/events").get_data(as_text=True)
     assert f"/events/{event_id}" in listing and "十一月月赛" in listing
+
+
+def test_a_deadline_from_the_form_locks_the_list(sample_app: Any, login: Any) -> None:
+    deck = legal_samsara_list(_engine(sample_app))
+    shop = sample_app.test_client()
+    event_id = _create(shop, login, deadline="2020-01-01T10:00")  # already passed
+    with Session(_engine(sample_app)) as session:
+        assert session.exec(select(Event)).one().deadline is not None
+    player = sample_app.test_client()
+    login(player, "alice")
+    player.post(f"/events/{event_id}/register", data={"deck": deck})
+    refused = player.post(f"/events/{event_id}/deck", data={"deck": deck + "1 无之法力石\n"}, follow_redirects=True)
+    assert "卡组已锁定" in refused.get_data(as_text=True)
+    bad = shop.post("/events/new", data={"name": "x", "game": "samsara", "date": "2026-11-28", "deadline": "soon"},
+                    follow_redirects=True)  # fmt: skip
+    assert "截止时间应为" in bad.get_data(as_text=True)
+
+
+def test_seasons_exchange_lists_and_redemptions_through_the_pages(sample_app: Any, login: Any) -> None:
+    shop = sample_app.test_client()
+    login(shop, "shop", role="organizer")
+    created = shop.post("/seasons/new", data={"code": "SH-16", "name": "上海 2015–16", "cut_top": "2"})
+    assert created.status_code == 303 and created.headers["Location"].endswith("/seasons/SH-16")
+    event_id = _create(shop, login, season="SH-16")
+    for name in ("路人甲", "路人乙"):
+        shop.post(f"/events/{event_id}/manage/walk_in", data={"name": name})
+    shop.post(f"/events/{event_id}/manage/pair", data={"seed": "3"})
+    (table,) = _tables(sample_app, event_id, 1)
+    shop.post(f"/events/{event_id}/manage/result", data={"round": 1, "table": 1, "wins_a": 2, "wins_b": 1})
+    shop.post(f"/events/{event_id}/manage/finish")  # 2 players: MTR Appendix E gives 1 round
+    season = sample_app.test_client().get("/seasons/SH-16").get_data(as_text=True)
+    assert "积分晋级" in season and "路人甲" in season
+    store = "/stores/卡牌竞技场/exchange"
+    shop.post(store, data={"name": "M8 补充包", "price": "5", "valid_from": "2020-01-01"})
+    page = shop.get(store).get_data(as_text=True)
+    item = re.search(r'name="item"><option value="(\d+)">M8 补充包', page).group(1)  # type: ignore[union-attr]
+    with Session(_engine(sample_app)) as session:
+        winner = next(b for b in session.exec(select(ChestBalance)) if b.chests == 9)
+    spent = shop.post(store, data={"action": "redeem", "player": winner.player_key, "item": item, "quantity": "1"},
+                      follow_redirects=True)  # fmt: skip
+    assert "已兑换" in spent.get_data(as_text=True)
+    too_much = shop.post(store, data={"action": "redeem", "player": winner.player_key, "item": item, "quantity": "1"},
+                         follow_redirects=True)  # fmt: skip
+    assert "白银宝箱不够" in too_much.get_data(as_text=True)
+    with Session(_engine(sample_app)) as session:
+        assert session.get(ChestBalance, winner.id).chests == 4  # type: ignore[union-attr]
+        assert check_chests(session) == []
+    player = sample_app.test_client()
+    login(player, "alice")
+    assert player.post(store, data={"name": "x", "price": "1"}).status_code == 403
+    assert table.player_b_id is not None

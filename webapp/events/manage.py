@@ -9,7 +9,7 @@ needs the ``organizer`` or ``admin`` role.
 from __future__ import annotations
 
 import secrets
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any
 
 from flask import Response, abort, flash, redirect, render_template, request, url_for
@@ -18,7 +18,7 @@ from flask_login import current_user, login_required
 
 from catalog.decks.lists import DecklistError
 from catalog.errors import LunzangError, Message
-from catalog.events import prizes, running, views
+from catalog.events import prizes, running, seasons, views
 from catalog.events import registration as reg
 from catalog.events.export import event_csv, event_workbook
 from catalog.events.rounds import recommended_rounds, recommended_top_cut
@@ -65,6 +65,13 @@ def create_event() -> Any:
         except ValueError as error:
             raise reg.EventError(Message("日期应为 YYYY-MM-DD", "the date must be YYYY-MM-DD")) from error
         rounds = form.get("rounds", "").strip()
+        deadline_text = form.get("deadline", "").strip()
+        try:
+            deadline = datetime.fromisoformat(deadline_text).replace(tzinfo=UTC) if deadline_text else None
+        except ValueError as error:
+            raise reg.EventError(
+                Message("截止时间应为 YYYY-MM-DD HH:MM", "the deadline must be YYYY-MM-DD HH:MM")
+            ) from error
         event = reg.create_event(
             session=get_session(), name=form.get("name", ""), game=form.get("game", ""),
             format_code=form.get("format", "").strip(), date=held_on, now=utcnow(), organizer_id=current_user.id,
@@ -72,7 +79,7 @@ def create_event() -> Any:
             entry_fee=form.get("entry_fee", ""), rounds=_form_int("rounds") if rounds else None,
             top_cut=_form_int("top_cut", 0), third_place=form.get("third_place", "swiss"),
             season_code=form.get("season", "").strip() or None, kind=form.get("kind", "monthly"),
-            round_minutes=_form_int("round_minutes", 50),
+            round_minutes=_form_int("round_minutes", 50), deadline=deadline,
         )  # fmt: skip
     except LunzangError as error:
         return failed(error, url_for("events.new_event"))
@@ -96,6 +103,24 @@ def _dashboard_page(event: Event, diff: Any = None) -> Any:
         diff=diff,
         seed=secrets.randbelow(2**31),
     )
+
+
+@bp.post("/seasons/new")
+@login_required
+def create_season() -> Any:
+    """A season (organisers and admins): events join it by its code."""
+    _organiser()
+    form = request.form
+    try:
+        season = seasons.create_season(
+            session=get_session(), code=form.get("code", ""), name=form.get("name", ""), now=utcnow(),
+            cut_top=_form_int("cut_top", 1), qualifier_top=_form_int("qualifier_top", 0),
+            points_rule=form.get("points_rule", "match_points"),
+        )  # fmt: skip
+    except LunzangError as error:
+        return failed(error, url_for("events.index"))
+    flash(_("赛季已创建"))
+    return redirect(url_for("events.season_page", code=season.code), code=303)
 
 
 @bp.get("/events/<int:event_id>/manage")
