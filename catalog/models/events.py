@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import JSON, CheckConstraint, Column, Index, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, CheckConstraint, Column, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 EVENT_STATES = ("open", "closed", "running", "finished")
@@ -108,7 +108,8 @@ class Round(SQLModel, table=True):
     event_id: int = Field(foreign_key="event.id", ondelete="CASCADE")
     number: int
     kind: str = Field(default="swiss", max_length=16)  # swiss | top8 | top4 | final | third
-    seed: int | None = None  # None: imported or hand-made pairings
+    # 0 … 2⁶³−1 (a BIGINT on PostgreSQL); None: imported or hand-made pairings
+    seed: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     source: str = Field(default="auto", max_length=16)  # auto | file
     started_at: datetime | None = None  # the round clock starts here
     created_at: datetime

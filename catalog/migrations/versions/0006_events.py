@@ -181,7 +181,7 @@ def upgrade() -> None:
     sa.Column('event_id', sa.Integer(), nullable=False),
     sa.Column('number', sa.Integer(), nullable=False),
     sa.Column('kind', sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
-    sa.Column('seed', sa.Integer(), nullable=True),
+    sa.Column('seed', sa.BigInteger(), nullable=True),
     sa.Column('source', sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
     sa.Column('started_at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True),
     sa.Column('created_at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
