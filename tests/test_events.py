@@ -5,6 +5,7 @@ and the XLSX/CSV score sheet re-opened cell by cell."""
 from __future__ import annotations
 
 import io
+import json
 from datetime import timedelta
 
 import pytest
@@ -302,3 +303,38 @@ def test_a_top_four_cut_after_the_swiss_rounds(sample_catalogue: Engine, third_p
         third = [swiss[0], swiss[2]] if third_place == "playoff" else sorted([swiss[0], swiss[2]], key=swiss.index)
         assert places[:4] == [swiss[3], swiss[1], *third]
         assert places[4:] == swiss[4:]
+
+
+def test_a_json_list_hashes_like_the_same_text_list(sample_catalogue: Engine) -> None:
+    text = legal_samsara_list(sample_catalogue)
+    with Session(sample_catalogue) as session:
+        event = make_event(session)
+        as_text = reg.snapshot(session=session, event=event, text=text)
+        sections: dict[str, list[dict[str, object]]] = {"main": [], "extra": []}
+        for section, name, count in as_text.canonical:
+            sections[section].append({"card": name, "count": count})
+        as_json = reg.snapshot(session=session, event=event, text=json.dumps({"game": "samsara", **sections}))
+        assert as_json.hash == as_text.hash and as_json.legal
+
+
+def test_the_number_of_rounds_is_fixed_when_round_one_is_paired(sample_catalogue: Engine) -> None:
+    with Session(sample_catalogue) as session:
+        event = make_event(session)
+        seat_players(session, event, NAMES)
+        assert event.rounds is None and reg.planned_rounds(session=session, event=event) == 3
+        _play_round(session, event)
+        reg.register_player(session=session, event=event, player_name="迟到者", now=later(50))
+        assert event.rounds == 3 and reg.planned_rounds(session=session, event=event) == 3  # 9 would be 5
+
+
+def test_a_bye_needs_no_report(sample_catalogue: Engine, make_user) -> None:  # type: ignore[no-untyped-def]
+    with Session(sample_catalogue) as session:
+        event = make_event(session)
+        user = make_user(session, "alice")
+        reg.register_player(session=session, event=event, player_name="alice", now=NOW, user_id=user.id)
+        seat_players(session, event, NAMES[:2])
+        _round, tables = running.pair_next_round(session=session, event=event, seed=1, now=NOW)
+        bye = next(m for m in tables if m.player_b_id is None)
+        with pytest.raises(EventError, match="轮空"):
+            running.report_as_player(session=session, event=event, match=bye, user_id=user.id, wins_a=2, wins_b=0,
+                                     draws=0, now=NOW)  # fmt: skip

@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 from sqlmodel import Session
 
 from catalog.decks.check import check_parsed, game_slug, load_format, load_pool
-from catalog.decks.lists import CardPool, parse_decklist, resolve
+from catalog.decks.lists import CardPool, DeckList, parse_decklist, resolve
 from catalog.errors import LunzangError, Message
 from catalog.events.rounds import recommended_rounds
 from catalog.events.tables import PRIZE, REG, ROUND, SEASON
@@ -203,16 +203,15 @@ class DeckSnapshot:
 
 
 def _canonical(text: str, pool: CardPool) -> list[tuple[str, str, int]]:
-    deck, _problems = resolve(parse_decklist(text), pool)
+    """(section, card name, copies) per card; a line naming no card (or several) counts as written."""
     counts: dict[tuple[str, str], int] = {}
-    for entry in deck.entries:
-        key = (entry.section, entry.card.name)
-        counts[key] = counts.get(key, 0) + entry.count
-    for line in parse_decklist(text).lines:  # lines naming no card (or several) still count, as written
-        ids = [e for e in deck.entries if line.line in e.lines]
-        if not ids:
+    for line in parse_decklist(text).lines:
+        single, _problems = resolve(DeckList(lines=[line]), pool)
+        if single.entries:
+            key = (single.entries[0].section, single.entries[0].card.name)
+        else:
             key = (line.section, "?" + fold(line.name or f"{line.set_code} {line.number}"))
-            counts[key] = counts.get(key, 0) + line.count
+        counts[key] = counts.get(key, 0) + line.count
     return sorted((s, n, c) for (s, n), c in counts.items())
 
 

@@ -98,6 +98,9 @@ def _check_can_pair(session: Session, event: Event) -> int:
     number = last + 1
     if number > planned_rounds(session=session, event=event):
         raise EventError(Message("瑞士轮已经全部打完", "every Swiss round has been played"))
+    if number == 1 and event.rounds is None:
+        # Fixed once round 1 is paired: late entries must not change the number of rounds.
+        event.rounds = planned_rounds(session=session, event=event)
     return number
 
 
@@ -320,6 +323,8 @@ def report_as_player(
     *, session: Session, event: Event, match: Match, user_id: int, wins_a: int, wins_b: int, draws: int, now: datetime
 ) -> ResultReport:
     """A player at the table reports its result; it counts once the organiser confirms it."""
+    if match.player_b_id is None:
+        raise EventError(Message("轮空桌不需要报告结果", "a bye needs no report"))
     players = {
         r.user_id
         for r in (session.get(Registration, match.player_a_id), session.get(Registration, match.player_b_id))
