@@ -5,12 +5,14 @@ and changes nothing."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from openpyxl import load_workbook
 from sqlmodel import Session
 
+from catalog.models import Event
 from tests.helpers import table_counts
 from tests.test_decks import legal_samsara_list
 from webapp.db import get_engine
@@ -37,8 +39,11 @@ def test_a_whole_event_from_the_command_line(sample_app: Any, runner: Any, tmp_p
         deck = legal_samsara_list(get_engine())
     deck_file = tmp_path / "deck.txt"
     deck_file.write_text(deck, encoding="utf-8")
-    event = _new_event(runner, "--organizer", "shop", "--rounds", "3")
+    event = _new_event(runner, "--organizer", "shop", "--rounds", "3", "--deadline", "2026-11-28T12:30")
     assert event.isdigit()
+    with sample_app.app_context(), Session(get_engine()) as session:
+        row = session.get(Event, int(event))
+        assert row is not None and row.deadline == datetime(2026, 11, 28, 12, 30, tzinfo=UTC) and row.rounds == 3
     for name in PLAYERS:
         assert "卡组合法" in _ok(runner, "event", "register", event, name, "--deck", str(deck_file))
     first = json.loads(_ok(runner, "event", "pair", event, "--seed", "42", "--json"))
@@ -56,7 +61,11 @@ def test_a_whole_event_from_the_command_line(sample_app: Any, runner: Any, tmp_p
     assert standings["round"] == 1 and len(standings["standings"]) == 5
     assert set(standings["standings"][0]) == STANDING_KEYS
     top = standings["standings"][0]
-    assert top["points"] == 3 and 0 <= top["omw"] <= 1 and top["gw"] in (1.0, 2 / 3)
+    # Every winner has 3 points and OMW 1/3 (their opponent's 0 is floored; the bye's player has
+    # no opponent: the floor too); the bye counts 2–0, so its GW 1 beats the 2–1 winners' 2/3.
+    assert top["player"] == first["pairings"][-1]["player_a"]
+    assert (top["points"], top["omw"], top["gw"], top["byes"]) == (3, round(1 / 3, 6), 1.0, 1)
+    assert standings["standings"][1]["gw"] == round(2 / 3, 6)
     _ok(runner, "event", "drop", event, first["pairings"][0]["player_b"])
     second = json.loads(_ok(runner, "event", "pair", event, "--json"))
     assert second["round"] == 2 and len(second["pairings"]) == 2  # 4 left: no bye
@@ -100,6 +109,7 @@ def test_bad_input_exits_2_and_changes_nothing(sample_app: Any, runner: Any, tmp
     cases = [
         ["event", "create", "--name", "x", "--game", "samsara", "--date", "2026-13-01"],
         ["event", "create", "--name", "x", "--game", "nosuch", "--date", "2026-11-01"],
+        ["event", "create", "--name", "x", "--game", "samsara", "--date", "2026-11-01", "--deadline", "noon"],
         ["event", "register", event, "阿明"],
         ["event", "register", "999", "某人"],
         ["event", "pair", event, "--from", str(bad_csv)],

@@ -120,6 +120,7 @@ def _names(session: Session, event: Event) -> dict[int, str]:
 @click.option("--city", default="", help="城市。")
 @click.option("--kind", default="monthly", type=click.Choice(["monthly", "bawang", "qualifier"]), help="赛事类型。")
 @click.option("--top-cut", type=click.Choice(["0", "4", "8"]), default="0", help="决赛圈人数。")
+@click.option("--deadline", default=None, help="卡组截止时间 YYYY-MM-DDTHH:MM（UTC）。")
 @with_appcontext
 @friendly
 def create_command(
@@ -134,12 +135,16 @@ def create_command(
     city: str,
     kind: str,
     top_cut: str,
+    deadline: str | None,
 ) -> None:
     """创建赛事，打印新赛事的编号。"""
     try:
         held_on = date.fromisoformat(day)
+        locks_at = datetime.fromisoformat(deadline).replace(tzinfo=UTC) if deadline else None
     except ValueError as error:
-        raise EventError(Message(f"日期「{day}」应为 YYYY-MM-DD", f"date '{day}' must be YYYY-MM-DD")) from error
+        raise EventError(
+            Message(f"日期「{day}」应为 YYYY-MM-DD（截止时间 YYYY-MM-DDTHH:MM）", "bad date or deadline")
+        ) from error
     with _session() as session, session.begin():
         organizer_id = None
         if organizer:
@@ -152,7 +157,7 @@ def create_command(
         event = reg.create_event(
             session=session, name=name, game=game, format_code=format_code, date=held_on, now=now(),
             organizer_id=organizer_id, rounds=rounds, season_code=season_code, store=store, city=city, kind=kind,
-            top_cut=int(top_cut),
+            top_cut=int(top_cut), deadline=locks_at,
         )  # fmt: skip
         click.echo(event.id)
 
