@@ -252,3 +252,18 @@ def test_seasons_exchange_lists_and_redemptions_through_the_pages(sample_app: An
     login(player, "alice")
     assert player.post(store, data={"name": "x", "price": "1"}).status_code == 403
     assert table.player_b_id is not None
+
+
+def test_the_event_pages_in_english(sample_app: Any, login: Any) -> None:
+    from tests.test_web import ensure_translations_compiled
+
+    ensure_translations_compiled()
+    shop = sample_app.test_client()
+    event_id = _create(shop, login)
+    shop.post(f"/events/{event_id}/manage/walk_in", data={"name": "路人甲", "deck": "主卡组:\n3 不存在的卡"})
+    shop.post(f"/events/{event_id}/manage/walk_in", data={"name": "路人乙"})
+    shop.post(f"/events/{event_id}/manage/pair", data={"seed": "2"})
+    page = shop.get(f"/events/{event_id}?lang=en").get_data(as_text=True)
+    assert "Round 1 of 1" in page and "Standings after round 1" in page and "Manage this event" in page
+    dashboard = shop.get(f"/events/{event_id}/manage?lang=en").get_data(as_text=True)
+    assert "Deck check at the table" in dashboard and "names no card of this game" in dashboard
