@@ -267,3 +267,32 @@ def test_the_event_pages_in_english(sample_app: Any, login: Any) -> None:
     assert "Round 1 of 1" in page and "Standings after round 1" in page and "Manage this event" in page
     dashboard = shop.get(f"/events/{event_id}/manage?lang=en").get_data(as_text=True)
     assert "Deck check at the table" in dashboard and "names no card of this game" in dashboard
+
+
+def test_every_event_page_renders_in_both_languages(sample_app: Any, login: Any) -> None:
+    from tests.test_web import ensure_translations_compiled
+
+    ensure_translations_compiled()
+    shop = sample_app.test_client()
+    login(shop, "shop", role="organizer")
+    shop.post("/seasons/new", data={"code": "S1", "name": "赛季一"})
+    event_id = _create(shop, login, season="S1")
+    for name in ("甲", "乙", "丙"):
+        shop.post(f"/events/{event_id}/manage/walk_in", data={"name": name})
+    shop.post(f"/events/{event_id}/manage/pair", data={"seed": "2"})
+    shop.post("/stores/卡牌竞技场/exchange", data={"name": "卡套", "price": "3"})
+    pages = [
+        "/events", "/events/new", "/events/mine", f"/events/{event_id}", f"/events/{event_id}/manage",
+        f"/events/{event_id}/pairings", f"/events/{event_id}/pairings?by=name", f"/events/{event_id}/slips",
+        f"/events/{event_id}/standings", f"/events/{event_id}/standings?round=1", f"/events/{event_id}/decks",
+        "/seasons/S1", "/stores/卡牌竞技场/exchange",
+    ]  # fmt: skip
+    for lang in ("zh", "en"):
+        for path in pages:
+            response = shop.get(path + ("&" if "?" in path else "?") + f"lang={lang}")
+            assert response.status_code == 200, (path, lang)
+    for path in ("/seasons/S1/export.xlsx", "/seasons/S1/export.csv", f"/events/{event_id}/export.csv"):
+        assert shop.get(path).status_code == 200
+    assert shop.get("/seasons/nope").status_code == 404
+    assert shop.get(f"/events/{event_id}/pairings?round=9").status_code == 404
+    assert shop.get("/events/999").status_code == 404
