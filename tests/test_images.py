@@ -240,9 +240,9 @@ def test_versioned_url_is_served_from_the_cache_without_a_query(
     def no_query(*args: object, **kwargs: object) -> None:
         raise AssertionError("the warm path must not query the database")
 
-    from catalog import browse
+    from webapp.cards import images as image_route
 
-    monkeypatch.setattr(browse, "find_printing", no_query)
+    monkeypatch.setattr(image_route, "find_printing", no_query)
     again = client.get(src)
     assert again.data == first.data and again.headers["ETag"] == first.headers["ETag"]
     assert client.get(src, headers={"If-None-Match": first.headers["ETag"]}).status_code == 304

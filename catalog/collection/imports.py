@@ -25,9 +25,9 @@ from catalog.collection.ledger import (
     plan_targets,
     write_changes,
 )
-from catalog.collection.resolve import PrintingIndex, PrintingInfo, UnknownPrinting
 from catalog.collection.tables import PRINTING
 from catalog.errors import LunzangError, Message
+from catalog.lookup import PrintingIndex, PrintingInfo, UnknownPrinting
 from catalog.models import CollectionImport, LedgerEntry, table_of
 from catalog.text import fold
 
@@ -41,7 +41,7 @@ class ImportNotFound(LunzangError):
 
 
 @dataclass
-class ImportReport:
+class CollectionImportReport:
     """What an import did (or, in a dry run, would do)."""
 
     mode: str
@@ -179,7 +179,7 @@ def import_collection(
     mode: str = "add",
     dry_run: bool = False,
     now: datetime,
-) -> ImportReport:
+) -> CollectionImportReport:
     """Import a collection CSV (no commit). ``add`` adds the file's quantities; ``replace`` makes
     the file the collection (items absent from it go to 0). A dry run writes nothing.
 
@@ -192,7 +192,9 @@ def import_collection(
             )
         )
     preset, row_count, merged, printings = read_file(session=session, data=data)
-    report = ImportReport(mode=mode, dry_run=dry_run, preset=preset, rows=row_count, merged=row_count - len(merged))
+    report = CollectionImportReport(
+        mode=mode, dry_run=dry_run, preset=preset, rows=row_count, merged=row_count - len(merged)
+    )
     record = None
     if not dry_run:
         # Written first: on SQLite the first write takes the lock that the item reads below rely on.
