@@ -27,6 +27,7 @@ from catalog.errors import Message
 from catalog.events.prizes import Placing, holder_key, placings
 from catalog.events.registration import EventError, EventNotFound
 from catalog.events.tables import EVENT, SEASON
+from catalog.games import DEFAULT_GAME
 from catalog.models import Event, Season
 
 PointsRule = Callable[[Placing], int]
@@ -42,7 +43,7 @@ def create_season(
     code: str,
     name: str,
     now: datetime,
-    game: str = "samsara",
+    game: str = DEFAULT_GAME,
     region: str = "",
     points_rule: str = "match_points",
     cut_top: int = 1,

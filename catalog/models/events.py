@@ -27,7 +27,7 @@ class Season(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     code: str = Field(max_length=32, unique=True)
     name: str = Field(max_length=100)
-    game: str = Field(default="samsara", max_length=16)
+    game: str = Field(max_length=16)  # a game slug (catalog.games)
     region: str = Field(default="", max_length=100)
     # How an event's result becomes season points: "match_points" (the seed: "积分计算方式和月赛一样")
     points_rule: str = Field(default="match_points", max_length=16)

@@ -16,12 +16,14 @@ from flask import Response, abort, flash, redirect, render_template, request, ur
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
+from catalog.decks.check import format_choices
 from catalog.decks.lists import DecklistError
 from catalog.errors import LunzangError, Message
 from catalog.events import prizes, running, seasons, views
 from catalog.events import registration as reg
 from catalog.events.export import event_csv, event_workbook
 from catalog.events.rounds import recommended_rounds, recommended_top_cut
+from catalog.games import DEFAULT_GAME, GAMES
 from catalog.models import Event
 from webapp.db import get_session
 from webapp.events import bp
@@ -51,7 +53,15 @@ def _dashboard(event_id: int) -> str:
 @login_required
 def new_event() -> Any:
     _organiser()
-    return render_template("events/new.html", today=utcnow().date(), seasons=views.list_seasons(session=get_session()))
+    session = get_session()
+    return render_template(
+        "events/new.html",
+        today=utcnow().date(),
+        seasons=views.list_seasons(session=session),
+        games=GAMES,
+        default_game=DEFAULT_GAME,
+        formats=format_choices(session),
+    )
 
 
 @bp.post("/events/new")
