@@ -30,8 +30,6 @@ from webapp.events import bp
 from webapp.events.routes import _form_int, failed, load_event
 from webapp.helpers import utcnow
 
-FORMAT_HELP = "samsara: standard / m8"
-
 
 def _organiser() -> None:
     if current_user.role not in ("organizer", "admin"):
