@@ -102,6 +102,7 @@ def test_an_eight_player_event_end_to_end_through_the_pages(sample_app: Any, log
     assert [book["奖励"].cell(row=r, column=4).value for r in range(2, 10)] == [9, 7, 5, 4, 4, 4, 4, 4]
     mine = players["alice"].get("/events/mine").get_data(as_text=True)
     assert "十一月月赛" in mine and "卡牌竞技场" in mine
+    assert re.search(r"\+\d+ 十一月月赛 第 \d 名", mine)  # the chest ledger row
 
 
 def test_the_list_cannot_change_after_the_deadline(sample_app: Any, login: Any) -> None:
@@ -183,6 +184,11 @@ def test_bad_form_input_is_explained_and_changes_nothing(sample_app: Any, login:
     assert "请填写赛事名称" in bad.get_data(as_text=True)
     bad = shop.post("/events/new", data={"name": "x", "game": "samsara", "date": "28/11"}, follow_redirects=True)
     assert "日期应为 YYYY-MM-DD" in bad.get_data(as_text=True)
+    bad = shop.post("/events/new", data={"name": "x", "game": "samsara", "date": "2026-11-28", "tiebreakers": "nope"},
+                    follow_redirects=True)  # fmt: skip
+    assert "未知的破同分方式" in bad.get_data(as_text=True)
+    buchholz = _create(shop, login, name="布赫霍尔茨杯", tiebreakers="buchholz")
+    assert "布赫霍尔茨" in shop.get(f"/events/{buchholz}").get_data(as_text=True)
     player = sample_app.test_client()
     login(player, "alice")
     response = player.post(f"/events/{event_id}/register", data={"deck": "主卡组:\n3x"}, follow_redirects=True)
@@ -190,8 +196,8 @@ def test_bad_form_input_is_explained_and_changes_nothing(sample_app: Any, login:
     pairing = shop.post(f"/events/{event_id}/manage/pair", data={"seed": "1"}, follow_redirects=True)
     assert "至少需要两名选手" in pairing.get_data(as_text=True)
     with Session(_engine(sample_app)) as session:
-        assert session.exec(select(Event)).one().state == "open"  # the failed pairing did not close it
-        assert len(session.exec(select(Event)).all()) == 1
+        assert session.get(Event, event_id).state == "open"  # type: ignore[union-attr]  # the failed pairing did not close it
+        assert len(session.exec(select(Event)).all()) == 2  # and the Buchholz one
 
 
 def test_event_pages_are_listed_and_linked_from_the_header(sample_app: Any, login: Any) -> None:

@@ -80,8 +80,20 @@ def create_event(
     round_minutes: int = 50,
     deadline: datetime | None = None,
     prizes: dict[int, int] | None = None,
+    tiebreakers: str = "mtr",
+    pairing_system: str = "swiss",
 ) -> Event:
     """A new event, open for registration, with the seed's prize table unless one is given."""
+    from catalog.events.pairing import PAIRING_SYSTEMS
+    from catalog.events.standings import TIEBREAKERS
+
+    if tiebreakers not in TIEBREAKERS or pairing_system not in PAIRING_SYSTEMS:
+        raise EventError(
+            Message(
+                f"未知的破同分方式或配对方式：{tiebreakers} / {pairing_system}",
+                f"unknown tiebreakers or pairing system: {tiebreakers} / {pairing_system}",
+            )
+        )
     slug = game_slug(game)
     fmt = load_format(session, slug, format_code or None)
     if rounds is not None and not 1 <= rounds <= 20:
@@ -119,6 +131,8 @@ def create_event(
         kind=kind,
         round_minutes=round_minutes,
         deadline=deadline,
+        tiebreakers=tiebreakers,
+        pairing_system=pairing_system,
         created_at=now,
     )
     session.add(event)

@@ -23,6 +23,7 @@ from catalog.events import prizes, running, seasons, views
 from catalog.events import registration as reg
 from catalog.events.export import event_csv, event_workbook
 from catalog.events.rounds import recommended_rounds, recommended_top_cut
+from catalog.events.standings import TIEBREAKERS
 from catalog.games import DEFAULT_GAME, GAMES
 from catalog.models import Event
 from webapp.db import get_session
@@ -59,6 +60,7 @@ def new_event() -> Any:
         games=GAMES,
         default_game=DEFAULT_GAME,
         formats=format_choices(session),
+        tiebreakers=TIEBREAKERS,
     )
 
 
@@ -88,6 +90,7 @@ def create_event() -> Any:
             top_cut=_form_int("top_cut", 0), third_place=form.get("third_place", "swiss"),
             season_code=form.get("season", "").strip() or None, kind=form.get("kind", "monthly"),
             round_minutes=_form_int("round_minutes", 50), deadline=deadline,
+            tiebreakers=form.get("tiebreakers", "mtr"),
         )  # fmt: skip
     except LunzangError as error:
         return failed(error, url_for("events.new_event"))

@@ -259,7 +259,10 @@ def mine() -> Any:
     return render_template(
         "events/mine.html",
         rows=views.events_of_user(session=session, user_id=current_user.id),
-        balances=prizes.balances(session=session, user_id=current_user.id),
+        balances=[
+            (b, prizes.history(session=session, store_key=b.store_key, player_key=b.player_key)[:50])
+            for b in prizes.balances(session=session, user_id=current_user.id)
+        ],
     )
 
 
