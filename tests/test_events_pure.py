@@ -137,7 +137,8 @@ def _candidates(entrants: list[Entrant], results: list[Result], round_number: in
         Candidate(s.record.entrant.id, s.record.points, s.rank, frozenset(opponents[s.record.entrant.id]),
                   s.record.entrant.id in byes)
         for s in rows
-        if s.record.entrant.dropped_from is None or s.record.entrant.dropped_from > round_number
+        if (s.record.entrant.dropped_from is None or s.record.entrant.dropped_from > round_number)
+        and s.record.entrant.first_round <= round_number
     ]  # fmt: skip
 
 
@@ -188,9 +189,12 @@ def _play(rng: random.Random, a: int, b: int | None, round_number: int) -> Resul
 @pytest.mark.parametrize("players", [5, 7, 8])
 def test_swiss_over_random_events(event_seed: int, players: int) -> None:
     """No rematch, byes only to players without one (the lowest-ranked possible), everyone
-    active paired exactly once, and the least pairing down (= brute force) every round."""
+    active paired exactly once (not the dropped, not a late entrant before their round), and
+    the least pairing down (= brute force) every round."""
     rng = random.Random(event_seed * 100 + players)
     entrants = [Entrant(i, f"p{i}") for i in range(1, players + 1)]
+    if event_seed % 4 == 1:  # a late entrant joins in round 2 (round 1 counts as a loss)
+        entrants.append(Entrant(players + 1, "late", first_round=2))
     results: list[Result] = []
     rounds = 4 if players > 5 else 3
     for number in range(1, rounds + 1):
@@ -200,6 +204,11 @@ def test_swiss_over_random_events(event_seed: int, players: int) -> None:
         pairings = swiss(PairingRequest(number, event_seed, candidates))
         seated = [p.a for p in pairings] + [p.b for p in pairings if p.b is not None]
         assert sorted(seated) == sorted(c.id for c in candidates)
+        late = next((c for c in candidates if c.id == players + 1), None)
+        if event_seed % 4 == 1:
+            assert (late is not None) == (number > 1)
+            if number == 2:
+                assert late is not None and late.points == 0 and not late.opponents  # round 1 was a loss
         by_id = {c.id: c for c in candidates}
         byes = [p.a for p in pairings if p.b is None]
         expected_bye, least = _brute_force(candidates) if number > 1 else (None, 0)
