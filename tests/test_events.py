@@ -338,3 +338,45 @@ def test_a_bye_needs_no_report(sample_catalogue: Engine, make_user) -> None:  # 
         with pytest.raises(EventError, match="轮空"):
             running.report_as_player(session=session, event=event, match=bye, user_id=user.id, wins_a=2, wins_b=0,
                                      draws=0, now=NOW)  # fmt: skip
+
+
+def test_concurrent_redemptions_never_spend_the_same_chests(sample_catalogue: Engine) -> None:
+    """8 threads each try to spend 4 of 9 chests: exactly 2 succeed, the balance ends at 1."""
+    import threading
+
+    from catalog import db as catalog_db
+
+    with catalog_db.transaction(sample_catalogue) as session:
+        prizes.change_chests(session=session, store="卡牌竞技场", player_key="n:阿明", player_name="阿明",
+                             user_id=None, delta=9, reason="adjust", now=NOW)  # fmt: skip
+        item = prizes.set_exchange_item(session=session, store="卡牌竞技场", name="卡盒", price=4, valid_from=DAY,
+                                        now=NOW)  # fmt: skip
+        item_id = item.id
+    outcomes: list[str] = []
+    failures: list[BaseException] = []
+    lock = threading.Lock()
+
+    def run() -> None:
+        try:
+            with catalog_db.transaction(sample_catalogue, write=True) as session:
+                prizes.redeem(session=session, store="卡牌竞技场", player_key="n:阿明", item_id=item_id,  # type: ignore[arg-type]
+                              quantity=1, today=DAY, now=NOW)  # fmt: skip
+            result = "ok"
+        except NotEnoughChests:
+            result = "refused"
+        except BaseException as error:  # reported below
+            failures.append(error)
+            return
+        with lock:
+            outcomes.append(result)
+
+    threads = [threading.Thread(target=run) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    assert sorted(outcomes) == ["ok"] * 2 + ["refused"] * 6
+    with Session(sample_catalogue) as session:
+        assert [b.chests for b in prizes.balances(session=session, store="卡牌竞技场")] == [1]
+        assert check_chests(session) == []
