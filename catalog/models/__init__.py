@@ -4,6 +4,7 @@
   Format, BanEntry;
 - ``users``: accounts, API tokens, collections, the ledger, want lists, saved decks, scans;
 - ``events``: tournaments, registrations, rounds, matches, chests and their ledger, seasons.
+- ``trading``: trades, their lines per version, the transition log, feedback, price lists.
 
 Importing this package registers every table on ``SQLModel.metadata``, which Alembic and the
 migration test compare with the database. A new area adds its module here.
@@ -39,6 +40,7 @@ from catalog.models.events import (
     Round,
     Season,
 )
+from catalog.models.trading import Trade, TradeEvent, TradeFeedback, TradeLine, TradePrice
 from catalog.models.users import (
     ROLES,
     ApiToken,
@@ -84,6 +86,11 @@ __all__ = [
     "Round",
     "SavedDeck",
     "Season",
+    "Trade",
+    "TradeEvent",
+    "TradeFeedback",
+    "TradeLine",
+    "TradePrice",
     "User",
     "WantItem",
     "table_of",

@@ -1,7 +1,7 @@
 """events
 
 Revision ID: 0006
-Revises: 0004
+Revises: 0005
 Create Date: 2026-12-01 10:31:29.624685
 """
 
@@ -11,7 +11,7 @@ import sqlmodel
 
 
 revision = '0006'
-down_revision = '0004'
+down_revision = '0005'
 branch_labels = None
 depends_on = None
 
