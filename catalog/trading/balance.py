@@ -18,9 +18,9 @@ from sqlalchemy import delete, select
 from sqlmodel import Session
 
 from catalog.collection.csvio import decode
-from catalog.collection.resolve import PrintingIndex, UnknownPrinting
 from catalog.collection.tables import PRINTING
 from catalog.errors import LunzangError, Message
+from catalog.lookup import PrintingIndex, UnknownPrinting
 from catalog.models import TradePrice
 from catalog.trading.tables import PRICE
 
