@@ -13,22 +13,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select
 from sqlmodel import Session
 
 from catalog.errors import Message
 from catalog.events.pairing import Pairing
 from catalog.events.registration import EventError, last_round, planned_rounds
-from catalog.events.tables import ROUND
+from catalog.events.results import matches, open_tables, playoff_rounds, standings, store_round
 from catalog.models import Event, Match, Round
 
 BRACKET = {8: ((1, 8), (4, 5), (2, 7), (3, 6)), 4: ((1, 4), (2, 3))}
-
-
-def playoff_rounds(*, session: Session, event: Event) -> list[Round]:
-    return list(
-        session.scalars(select(Round).where(ROUND.event_id == event.id, ROUND.kind != "swiss").order_by(ROUND.number))
-    )
 
 
 def _winner(m: Match) -> int:
@@ -41,15 +34,13 @@ def _loser(m: Match) -> int:
 
 def pair_playoff(*, session: Session, event: Event, now: datetime) -> tuple[Round, list[Match]]:
     """The next single-elimination round of the top cut."""
-    from catalog.events.running import _open_tables, _store_round, matches, standings
-
     if event.top_cut not in (4, 8):
         raise EventError(Message("这场赛事没有决赛圈", "this event has no top cut"))
     swiss = planned_rounds(session=session, event=event)
     last = last_round(session=session, event=event)
     if last < swiss:
         raise EventError(Message("瑞士轮还没有打完", "the Swiss rounds are not finished"))
-    if _open_tables(session, event, last):
+    if open_tables(session, event, last):
         raise EventError(Message(f"第 {last} 轮还有桌没有结果", f"round {last} still has open tables"))
     played = playoff_rounds(session=session, event=event)
     if not played:
@@ -75,7 +66,7 @@ def pair_playoff(*, session: Session, event: Event, now: datetime) -> tuple[Roun
         if kind == "final" and event.third_place == "playoff":
             losers = [_loser(m) for m in tables]
             pairs.append(Pairing(2, losers[0], losers[1]))
-    row = _store_round(session, event, last + 1, pairs, seed=None, source="playoff", now=now, kind=kind)
+    row = store_round(session, event, last + 1, pairs, seed=None, source="playoff", now=now, kind=kind)
     return row, matches(session=session, event=event, round_number=row.number)
 
 
@@ -86,8 +77,6 @@ def playoff_complete(*, session: Session, event: Event) -> bool:
 
 def final_order(*, session: Session, event: Event, swiss_order: list[int]) -> list[int]:
     """Registration ids in final place order: the bracket first, then Swiss order."""
-    from catalog.events.running import matches
-
     played = playoff_rounds(session=session, event=event)
     if not played or played[-1].kind != "final":
         return swiss_order

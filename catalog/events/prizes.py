@@ -25,8 +25,9 @@ from sqlalchemy import func, select
 from sqlmodel import Session
 
 from catalog.errors import LunzangError, Message
+from catalog.events.playoff import final_order
 from catalog.events.registration import EventError, EventNotFound, prize_table
-from catalog.events.running import standings
+from catalog.events.results import standings
 from catalog.events.tables import BALANCE, CHEST_LEDGER, ITEM, REG
 from catalog.models import ChestBalance, ChestLedger, Event, ExchangeItem, Redemption, Registration
 from catalog.text import fold
@@ -103,8 +104,6 @@ class Placing:
 
 def placings(*, session: Session, event: Event) -> list[Placing]:
     """Final places (the Swiss standings, the top cut's bracket first) with the chests each earns."""
-    from catalog.events.playoff import final_order
-
     prizes = prize_table(session=session, event=event)
     table = standings(session=session, event=event)
     points = {row.record.entrant.id: row.record.points for row in table.rows}

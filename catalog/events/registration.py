@@ -21,7 +21,9 @@ from sqlmodel import Session
 from catalog.decks.check import check_parsed, game_slug, load_format, load_pool
 from catalog.decks.lists import CardPool, DeckList, parse_decklist, resolve
 from catalog.errors import LunzangError, Message
+from catalog.events.pairing import PAIRING_SYSTEMS
 from catalog.events.rounds import recommended_rounds
+from catalog.events.standings import TIEBREAKERS
 from catalog.events.tables import PRIZE, REG, ROUND, SEASON
 from catalog.models import Event, PrizeTable, Registration, Season, User
 from catalog.text import fold
@@ -84,9 +86,6 @@ def create_event(
     pairing_system: str = "swiss",
 ) -> Event:
     """A new event, open for registration, with the seed's prize table unless one is given."""
-    from catalog.events.pairing import PAIRING_SYSTEMS
-    from catalog.events.standings import TIEBREAKERS
-
     if tiebreakers not in TIEBREAKERS or pairing_system not in PAIRING_SYSTEMS:
         raise EventError(
             Message(

@@ -7,7 +7,6 @@ a correction of round 1 changes every standing after it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import select
@@ -15,6 +14,7 @@ from sqlmodel import Session
 
 from catalog.errors import Message
 from catalog.events.pairing import PAIRING_SYSTEMS, Candidate, Pairing, PairingRequest
+from catalog.events.playoff import pair_playoff, playoff_complete
 from catalog.events.registration import (
     EventError,
     EventNotFound,
@@ -23,68 +23,22 @@ from catalog.events.registration import (
     planned_rounds,
     registrations,
 )
-from catalog.events.standings import Entrant, Result, Standing, rank
+from catalog.events.results import (  # noqa: F401  (re-exported: the callers' one place for the running event)
+    EventStandings,
+    entrant,
+    matches,
+    open_tables,
+    playoff_rounds,
+    results_of,
+    standings,
+    store_round,
+)
+from catalog.events.standings import rank
 from catalog.events.tables import MATCH, REPORT
 from catalog.models import Event, Match, PairingChange, Registration, ResultReport, Round
 
 MAX_SEED = 2**63 - 1
 MAX_GAMES = 5
-
-
-def entrant(registration: Registration) -> Entrant:
-    assert registration.id is not None
-    return Entrant(
-        registration.id,
-        registration.player_name,
-        registration.first_round,
-        registration.dropped_from,
-        registration.disqualified,
-    )
-
-
-def matches(*, session: Session, event: Event, round_number: int | None = None) -> list[Match]:
-    query = select(Match).where(MATCH.event_id == event.id)
-    if round_number is not None:
-        query = query.where(MATCH.round_number == round_number)
-    return list(session.scalars(query.order_by(MATCH.round_number, MATCH.table_number)))
-
-
-def results_of(found: Sequence[Match]) -> list[Result]:
-    """The reported tables as pure results (a table without a result does not count yet)."""
-    return [
-        Result(m.round_number, m.player_a_id, m.player_b_id, m.wins_a, m.wins_b, m.draws) for m in found if m.reported
-    ]
-
-
-@dataclass(frozen=True)
-class EventStandings:
-    round: int
-    rows: list[Standing]
-    names: dict[int, str]
-
-
-def standings(*, session: Session, event: Event, up_to: int | None = None) -> EventStandings:
-    """Standings after round ``up_to`` (default: the last Swiss round paired).
-
-    A top cut's single-elimination rounds do not enter the standings (the Swiss standings stay
-    those after the last Swiss round; :mod:`catalog.events.playoff` places the cut).
-    """
-    from catalog.events.playoff import playoff_rounds
-
-    playoff = {r.number for r in playoff_rounds(session=session, event=event)}
-    last = last_round(session=session, event=event) - len(playoff)
-    up_to = last if up_to is None else up_to
-    if not 0 <= up_to <= last:
-        raise EventError(Message(f"第 {up_to} 轮还没有配对", f"round {up_to} has not been paired"))
-    regs = registrations(session=session, event=event)
-    entrants = [entrant(r) for r in regs]
-    found = [m for m in matches(session=session, event=event) if m.round_number not in playoff]
-    rows = rank(entrants, results_of(found), up_to=up_to, tiebreakers=event.tiebreakers)
-    return EventStandings(up_to, rows, {e.id: e.name for e in entrants})
-
-
-def _open_tables(session: Session, event: Event, round_number: int) -> list[Match]:
-    return [m for m in matches(session=session, event=event, round_number=round_number) if not m.reported]
 
 
 def _check_can_pair(session: Session, event: Event) -> int:
@@ -93,7 +47,7 @@ def _check_can_pair(session: Session, event: Event) -> int:
     if event.state == "finished":
         raise EventError(Message("赛事已经结束", "the event is over"))
     last = last_round(session=session, event=event)
-    if last and _open_tables(session, event, last):
+    if last and open_tables(session, event, last):
         raise EventError(Message(f"第 {last} 轮还有桌没有录入结果", f"round {last} still has tables without a result"))
     number = last + 1
     if number > planned_rounds(session=session, event=event):
@@ -138,47 +92,11 @@ def _candidates(session: Session, event: Event, players: list[Registration], rou
     return out
 
 
-def _store_round(
-    session: Session,
-    event: Event,
-    number: int,
-    pairings: list[Pairing],
-    *,
-    seed: int | None,
-    source: str,
-    now: datetime,
-    kind: str = "swiss",
-) -> Round:
-    row = Round(event_id=event.id, number=number, kind=kind, seed=seed, source=source, started_at=now, created_at=now)  # type: ignore[arg-type]
-    session.add(row)
-    session.flush()
-    for p in pairings:
-        bye = p.b is None
-        session.add(
-            Match(
-                event_id=event.id,  # type: ignore[arg-type]
-                round_id=row.id,  # type: ignore[arg-type]
-                round_number=number,
-                table_number=p.table,
-                player_a_id=p.a,
-                player_b_id=p.b,
-                wins_a=2 if bye else 0,  # a bye is a 2–0 win
-                reported=bye,
-                updated_at=now,
-            )
-        )
-    event.state = "running"
-    session.flush()
-    return row
-
-
 def pair_next_round(*, session: Session, event: Event, seed: int, now: datetime) -> tuple[Round, list[Match]]:
     """Pair the next round with the event's pairing system and the given (shown) seed."""
     if not 0 <= seed <= MAX_SEED:
         raise EventError(Message("种子应在 0 到 2⁶³−1 之间", "the seed is 0 … 2^63−1"))
     if event.top_cut and last_round(session=session, event=event) >= planned_rounds(session=session, event=event):
-        from catalog.events.playoff import pair_playoff
-
         return pair_playoff(session=session, event=event, now=now)  # after the Swiss rounds: the top cut
     number = _check_can_pair(session, event)
     players = active_players(session, event, number)
@@ -186,7 +104,7 @@ def pair_next_round(*, session: Session, event: Event, seed: int, now: datetime)
         raise EventError(Message("至少需要两名选手才能配对", "pairing needs at least two players"))
     system = PAIRING_SYSTEMS[event.pairing_system]
     pairings = system(PairingRequest(number, seed, _candidates(session, event, players, number)))
-    row = _store_round(session, event, number, pairings, seed=seed, source="auto", now=now)
+    row = store_round(session, event, number, pairings, seed=seed, source="auto", now=now)
     return row, matches(session=session, event=event, round_number=number)
 
 
@@ -240,7 +158,7 @@ def import_pairings(
         problems_en.append(f"not paired: {', '.join(missing)}")
     if problems:
         raise EventError(Message("；".join(problems[:20]), "; ".join(problems_en[:20])))
-    row = _store_round(session, event, number, pairings, seed=None, source="file", now=now)
+    row = store_round(session, event, number, pairings, seed=None, source="file", now=now)
     return row, matches(session=session, event=event, round_number=number)
 
 
@@ -376,10 +294,8 @@ def finish_event(*, session: Session, event: Event) -> Event:
     last = last_round(session=session, event=event)
     if not last:
         raise EventError(Message("还没有打过任何一轮", "no round has been played"))
-    if _open_tables(session, event, last):
+    if open_tables(session, event, last):
         raise EventError(Message(f"第 {last} 轮还有桌没有结果", f"round {last} still has open tables"))
-    from catalog.events.playoff import playoff_complete
-
     if event.top_cut and not playoff_complete(session=session, event=event):
         raise EventError(Message("决赛圈还没有打完", "the top cut is not finished"))
     event.state = "finished"
