@@ -39,6 +39,7 @@ from catalog.models import (
     Printing,
     table_of,
 )
+from catalog.models.catalogue import new_catalogue_version
 from catalog.text import fold, pinyin_keys, search_keys_text
 
 # The fields that make a card the same rules object. A reprint must agree on all of them.
@@ -388,6 +389,8 @@ class _Planner:
             self.game_row = Game(slug=game.slug, name=game.name)
             session.add(self.game_row)
             session.flush()
+        else:
+            self.game_row.catalogue_version = new_catalogue_version()  # cached card pools are stale now
         game_id = self.game_row.id
         assert game_id is not None
 
