@@ -11,10 +11,11 @@ import hashlib
 import re
 import secrets
 import unicodedata
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
+from sqlalchemy import or_, update
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from catalog.errors import LunzangError, Message
@@ -238,15 +239,49 @@ def revoke_token(*, session: Session, user: User, token_id: int, now: datetime) 
     return token
 
 
-def user_for_token(*, session: Session, token: str, now: datetime) -> User | None:
-    """The owner of a live token (and note when it was used), or None for an unknown/revoked one."""
+def find_token(*, session: Session, token: str) -> ApiToken | None:
+    """The live token row for a plaintext token, or None for an unknown/revoked one. Reads only."""
     token = token.strip()
     if not token.startswith(TOKEN_PREFIX):
         return None
     row = session.exec(select(ApiToken).where(ApiToken.token_hash == token_hash(token))).first()
     if row is None or row.revoked_at is not None:
         return None
-    row.last_used_at = now
-    session.add(row)
-    session.flush()
-    return session.get(User, row.user_id)
+    return row
+
+
+def user_for_token(*, session: Session, token: str, now: datetime) -> User | None:
+    """The owner of a live token, or None for an unknown/revoked one. Reads only: the caller
+    notes the use apart (:func:`token_use_is_stale`, :func:`note_token_use`)."""
+    row = find_token(session=session, token=token)
+    return None if row is None else session.get(User, row.user_id)
+
+
+# How precisely "last used" is kept. Issue 16: writing it on every request made every GET of a
+# token a write — "database is locked" on SQLite, one row lock serialising a token's requests on
+# PostgreSQL. Now a request writes it only when the recorded use is older than this, in its own
+# short transaction, so "last used" is right to within 5 minutes.
+TOKEN_USE_RESOLUTION = timedelta(minutes=5)
+
+
+def token_use_is_stale(row: ApiToken, now: datetime) -> bool:
+    """True when ``row``'s recorded last use is missing or older than the resolution."""
+    last = row.last_used_at
+    if last is not None and last.tzinfo is None:
+        last = last.replace(tzinfo=UTC)
+    return last is None or now - last >= TOKEN_USE_RESOLUTION
+
+
+def note_token_use(*, session: Session, token_id: int, now: datetime) -> bool:
+    """Record ``now`` as the token's last use unless a use within the resolution is recorded
+    already (one conditional UPDATE, so concurrent requests write it at most once). Flushes
+    nothing else; the caller runs it in its own short transaction."""
+    stale = now - TOKEN_USE_RESOLUTION
+    result = session.execute(
+        update(ApiToken)
+        .where(col(ApiToken.id) == token_id)
+        .where(or_(col(ApiToken.last_used_at).is_(None), col(ApiToken.last_used_at) <= stale))
+        .values(last_used_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    return bool(getattr(result, "rowcount", 0))
