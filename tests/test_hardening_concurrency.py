@@ -8,16 +8,19 @@ only when the recorded one is older than :data:`catalog.accounts.TOKEN_USE_RESOL
 
 from __future__ import annotations
 
+import threading
+import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from sqlmodel import Session, select
 
 from catalog import accounts
 from catalog.models import ApiToken
-from tests.conftest import TEST_PASSWORD
+from tests.conftest import ON_POSTGRES, TEST_PASSWORD
 
 THREADS, REQUESTS = 8, 50
 
@@ -79,3 +82,65 @@ def test_last_use_is_noted_once_per_resolution(app: Any, make_user: Any) -> None
     assert client.get("/api/v1/me", headers=headers).status_code == 200
     with Session(get_engine(app)) as session:
         assert session.exec(select(ApiToken)).one().last_used_at > first - timedelta(seconds=1)
+
+
+# ---------------------------------------------------------------------------- item 4: a busy SQLite
+
+needs_sqlite = pytest.mark.skipif(ON_POSTGRES, reason="the SQLite write lock; PostgreSQL waits on row locks")
+
+
+def _hold_write_lock(url: str, seconds: float) -> threading.Thread:
+    """Another process's long import, in miniature: a connection holding SQLite's write lock."""
+    import sqlite3
+
+    path = url.removeprefix("sqlite:///")
+    held = threading.Event()
+
+    def hold() -> None:
+        connection = sqlite3.connect(path, isolation_level=None)
+        connection.execute("BEGIN IMMEDIATE")
+        held.set()
+        time.sleep(seconds)
+        connection.execute("ROLLBACK")
+        connection.close()
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    held.wait()
+    return thread
+
+
+def _plus_one(app: Any, token: str) -> Any:
+    body = {"set": "M4", "number": "M4-001", "delta": 1}
+    return app.test_client().post("/api/v1/collection/items", json=body, headers={"Authorization": f"Bearer {token}"})
+
+
+@needs_sqlite
+def test_a_writer_waits_as_long_as_configured(sample_app: Any, make_user: Any, database_url: str) -> None:
+    # SQLite's busy_timeout pragma used to cut every wait to 5 s whatever was configured.
+    sample_app.config["DATABASE_TIMEOUT"] = 9
+    token = _token(sample_app, make_user)
+    holder = _hold_write_lock(database_url, 5.5)
+    response = _plus_one(sample_app, token)
+    holder.join()
+    assert response.status_code == 200, response.get_data(as_text=True)
+
+
+@needs_sqlite
+def test_a_writer_that_cannot_wait_longer_gets_503_with_retry_after(
+    sample_app: Any, make_user: Any, database_url: str, login: Any
+) -> None:
+    sample_app.config["DATABASE_TIMEOUT"] = 0.3
+    token = _token(sample_app, make_user)
+    holder = _hold_write_lock(database_url, 1.5)
+    try:
+        api = _plus_one(sample_app, token)
+        browser = sample_app.test_client()
+        login(browser, "alice")
+        page = browser.post("/collection/items", data={"set": "M4", "number": "M4-001", "delta": 1})
+    finally:
+        holder.join()
+    assert api.status_code == 503 and api.headers["Retry-After"].isdigit()
+    assert api.json["error"]["code"] == "database_busy"
+    assert page.status_code == 503 and page.headers["Retry-After"].isdigit()
+    assert "稍后再试" in page.get_data(as_text=True)

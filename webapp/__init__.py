@@ -9,7 +9,7 @@ from typing import Any
 from flask import Flask, render_template, request
 from flask_babel import Babel, get_locale
 from flask_babel import gettext as _
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, OperationalError
 from werkzeug.exceptions import NotFound
 
 from catalog.errors import ConfigurationError
@@ -18,6 +18,7 @@ from webapp import db
 ROOT = Path(__file__).resolve().parent.parent
 LANGUAGES = {"zh": "简体中文", "en": "English"}
 babel = Babel()
+RETRY_AFTER_SECONDS = 5  # told to clients when the database is busy or unreachable (503)
 
 
 def select_locale() -> str:
@@ -32,6 +33,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.config.from_mapping(
         SECRET_KEY="dev",
         DATABASE_URL=None,
+        # Seconds a request waits for SQLite's write lock (a long import holds it) before it is
+        # answered 503 + Retry-After: below gunicorn's 30 s worker timeout, so the visitor gets
+        # an answer rather than a killed worker. Environment: DATABASE_TIMEOUT.
+        DATABASE_TIMEOUT=10,
         SAMPLE_DATA=str(ROOT / "import"),
         BABEL_DEFAULT_LOCALE="zh",
         BABEL_TRANSLATION_DIRECTORIES=str(Path(__file__).parent / "translations"),
@@ -63,7 +68,14 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         LUNZANG_PROXIES=0,
     )
     app.config.from_pyfile("config.py", silent=True)
-    from_environment = ("SECRET_KEY", "DATABASE_URL", "LUNZANG_ENV", "LUNZANG_HTTPS", "RATELIMIT_STORAGE_URI")
+    from_environment = (
+        "SECRET_KEY",
+        "DATABASE_URL",
+        "DATABASE_TIMEOUT",
+        "LUNZANG_ENV",
+        "LUNZANG_HTTPS",
+        "RATELIMIT_STORAGE_URI",
+    )
     for key in (*from_environment, "LUNZANG_PROXIES"):
         if os.environ.get(key):
             app.config[key] = os.environ[key]
@@ -170,18 +182,38 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     @app.errorhandler(DBAPIError)
     def database_error(error: DBAPIError) -> Any:
         # A database without our tables (``lunzang run`` before ``lunzang init-db``) gets a
-        # clear 503 instead of a stack trace; anything else stays a real error.
+        # clear 503 instead of a stack trace, and so does one that is busy (SQLite's write lock
+        # held past DATABASE_TIMEOUT by an import) or unreachable (PostgreSQL restarting, its
+        # connection cut): 503 with Retry-After, JSON under /api/. Anything else stays a real error.
         from catalog.db import is_empty
         from webapp.db import get_engine
 
         db.discard_session()
-        if not is_empty(get_engine()):
+        try:
+            empty = is_empty(get_engine())
+        except DBAPIError:
+            empty = False
+            error_is_availability = True
+        else:
+            error_is_availability = isinstance(error, OperationalError) or error.connection_invalidated
+        if empty:
+            zh = _("数据库还没有建表：请先运行 lunzang init-db（make run 会自动完成）。")
+            if request.path.startswith("/api/"):
+                from webapp.api import error_body
+
+                body = error_body("database_not_initialised", zh, "the database has no tables: run lunzang init-db")
+                return body, 503
+            return render_template("error.html", title=_("数据库不可用"), message=zh), 503
+        if not error_is_availability:
             raise error
-        zh = _("数据库还没有建表：请先运行 lunzang init-db（make run 会自动完成）。")
+        app.logger.warning("database unavailable on %s %s: %s", request.method, request.path, error.orig)
+        zh = _("数据库正忙（可能正在导入数据），请稍后再试。")
+        headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
         if request.path.startswith("/api/"):
             from webapp.api import error_body
 
-            return error_body("database_not_initialised", zh, "the database has no tables: run lunzang init-db"), 503
-        return render_template("error.html", title=_("数据库不可用"), message=zh), 503
+            en = "the database is busy or unreachable (an import may be running): try again shortly"
+            return error_body("database_busy", zh, en), 503, headers
+        return render_template("error.html", title=_("数据库不可用"), message=zh), 503, headers
 
     return app

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, g, jsonify, render_template, request
 from flask_babel import lazy_gettext as _  # lazy: login_message is set once, shown per request
 from flask_limiter.errors import RateLimitExceeded
 from flask_wtf.csrf import CSRFError
@@ -25,10 +25,14 @@ def load_user(user_id: str) -> User | None:
     try:
         user = db.get_session().get(User, int(id_part))
     except (DBAPIError, ConfigurationError):
-        # The page (or its error handler) reports the database problem; the header just shows
-        # the visitor as signed out instead of failing a second time.
+        # The first failure goes to the error handlers (a busy database answers 503, not a
+        # redirect to the sign-in page as if the visitor were signed out); while the error page
+        # renders, the header just shows the visitor as signed out instead of failing again.
         db.discard_session()
-        return None
+        if g.get("lunzang_user_load_failed"):
+            return None
+        g.lunzang_user_load_failed = True
+        raise
     if user is None or user.auth_version != int(version):
         return None
     return user
