@@ -35,7 +35,7 @@ def _token(app: Any, make_user: Any) -> str:
 
 
 def accounts_now() -> Any:
-    from webapp.auth import utcnow
+    from webapp.helpers import utcnow
 
     return utcnow()
 

@@ -15,8 +15,8 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from catalog import db as catalog_db
-from catalog.decklists import MAX_LINES, MAX_TEXT_CHARS, SUGGESTED_LINES, DecklistError, parse_decklist
-from catalog.decks import check_decklist, load_pool
+from catalog.decks.check import check_decklist, load_pool
+from catalog.decks.lists import MAX_LINES, MAX_TEXT_CHARS, SUGGESTED_LINES, DecklistError, parse_decklist
 from catalog.fuzzy import CANDIDATES, NameIndex
 from catalog.ingest import import_catalogue
 from tests.conftest import SAMPLE

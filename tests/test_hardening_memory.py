@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from catalog import deckimages
+from catalog.images import decks as deckimages
 from catalog.models import Card, Game
 
 # Budget for the worst allowed proxy request's peak RSS growth: one 26 MB page, its ≤ 9 large

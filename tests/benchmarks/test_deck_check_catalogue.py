@@ -20,10 +20,10 @@ import pytest
 from sqlmodel import Session, select
 
 from catalog import db as catalog_db
-from catalog.decks import check_decklist
+from catalog.decks.check import check_decklist
 from catalog.ingest import import_catalogue
+from catalog.ingest.synth import write_synthetic_catalogue
 from catalog.models import Card, Game
-from catalog.synth import write_synthetic_catalogue
 
 PRINTINGS = int(os.environ.get("BENCH_PRINTINGS", "100000"))
 REPEAT = 20

@@ -20,8 +20,8 @@ from catalog.accounts import find_token, note_token_use, token_use_is_stale
 from catalog.models import User
 from webapp.api import ApiError, bp
 from webapp.api.openapi import PATHS, SCHEMAS, SECURITY_SCHEMES
-from webapp.auth import utcnow
 from webapp.db import get_engine, get_session
+from webapp.helpers import utcnow
 
 logger = logging.getLogger(__name__)
 

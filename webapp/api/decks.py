@@ -7,8 +7,8 @@ from typing import Any
 
 from flask import jsonify, request
 
-from catalog.decklists import DecklistError, write_json
-from catalog.decks import check_decklist
+from catalog.decks.check import check_decklist
+from catalog.decks.lists import DecklistError, write_json
 from webapp.api import ApiError, bp
 from webapp.api.openapi import PATHS, SCHEMAS
 from webapp.db import get_session
@@ -43,7 +43,7 @@ def _decklist_text(body: Any) -> tuple[str, str | None, str | None]:
         raise ApiError(400, "unreadable_decklist", "卡组不是 UTF-8 文本", "the decklist is not UTF-8 text") from error
 
 
-# A decklist is at most 100,000 characters (catalog.decklists.MAX_TEXT_CHARS, ≤ 4 bytes each in
+# A decklist is at most 100,000 characters (catalog.decks.lists.MAX_TEXT_CHARS, ≤ 4 bytes each in
 # UTF-8, plus a JSON envelope): bodies above this answer 413 before they are read.
 DECK_BODY_LIMIT = 512 * 1024
 

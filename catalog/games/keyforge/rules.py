@@ -20,8 +20,6 @@ from catalog.rules import (
     Rulebook,
     SectionSize,
     Violation,
-    register_rule_set,
-    register_rulebook,
     standard_rules,
 )
 
@@ -69,28 +67,25 @@ ARCHON: tuple[Rule, ...] = (
     Houses(),
     *standard_rules(),
 )
-register_rule_set("keyforge", "archon", ARCHON)
+RULE_SETS: dict[str, tuple[Rule, ...]] = {"archon": ARCHON}
 
-register_rulebook(
-    "keyforge",
-    Rulebook(
-        seed="004_1f8fe3ec01abfa21.txt",
-        rules=(
-            Message("卡组恰好来自 3 个派系（“每套牌组包含3个不同的派系”）。", "Exactly 3 houses."),
-            Message("卡组 36 张。", "36 cards."),
-            Message("警告：某个派系不是 12 张。", "Warning: a house does not have 12 cards."),
-            Message("没有同名卡张数限制。", "No copy limit."),
+RULEBOOK = Rulebook(
+    seed="004_1f8fe3ec01abfa21.txt",
+    rules=(
+        Message("卡组恰好来自 3 个派系（“每套牌组包含3个不同的派系”）。", "Exactly 3 houses."),
+        Message("卡组 36 张。", "36 cards."),
+        Message("警告：某个派系不是 12 张。", "Warning: a house does not have 12 cards."),
+        Message("没有同名卡张数限制。", "No copy limit."),
+    ),
+    choices=(
+        Message(
+            "规则文本没有写卡组张数：36 张、每派系 12 张是所有发行卡组的构成，按 DESIGN 定为错误和警告。",
+            "The seed gives no deck size: 36 cards and 12 per house are what every published deck holds.",
         ),
-        choices=(
-            Message(
-                "规则文本没有写卡组张数：36 张、每派系 12 张是所有发行卡组的构成，按 DESIGN 定为错误和警告。",
-                "The seed gives no deck size: 36 cards and 12 per house are what every published deck holds.",
-            ),
-            Message(
-                "不提供概率表：规则只写回合结束时补满到 6 张，看到多少张取决于打出了多少张。",
-                "No odds table: the seed only says the hand is refilled to 6 each turn, so the cards seen "
-                "depend on the cards played.",
-            ),
+        Message(
+            "不提供概率表：规则只写回合结束时补满到 6 张，看到多少张取决于打出了多少张。",
+            "No odds table: the seed only says the hand is refilled to 6 each turn, so the cards seen "
+            "depend on the cards played.",
         ),
     ),
 )

@@ -28,14 +28,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 
-from catalog.deckstats import DrawModel, register_draw_model
 from catalog.errors import Message
-from catalog.games.samsara import ATTRIBUTES, GENERIC, MANA_STONE, SOUL
+from catalog.games.samsara.vocabulary import ATTRIBUTES, GENERIC, MANA_STONE, SOUL
 from catalog.rules import (
     ERROR,
     WARNING,
     CopyLimit,
     Deck,
+    DrawModel,
     FormatSpec,
     PoolCard,
     Rule,
@@ -43,8 +43,6 @@ from catalog.rules import (
     SectionSize,
     Violation,
     names,
-    register_rule_set,
-    register_rulebook,
     standard_rules,
 )
 from catalog.text import fold
@@ -238,85 +236,79 @@ STANDARD: tuple[Rule, ...] = (
     TraitRestriction(),
     AttributeWithoutMana(),
 )
-register_rule_set("samsara", "standard", STANDARD)
+# rule kind → its rules (the game assembles them in its package __init__)
+RULE_SETS: dict[str, tuple[Rule, ...]] = {"standard": STANDARD}
 
 __all__ = ["ERROR", "STANDARD", "WARNING", "copy_limit", "is_extra_card"]
 
 # "游戏开始时，每位玩家从各自的卡组上抽取5张牌作为手牌" and, each turn, "回合开始后的第一个阶段，
 # 本回合的玩家从其卡组顶抽一张牌" (the seed makes no exception for the first turn).
-register_draw_model(
-    "samsara",
-    DrawModel(
-        5, 1, True, "起手 5 张，每回合抽牌阶段抽 1 张（规则未写先手首回合不抽）", "5-card opening hand, 1 draw per turn"
-    ),
+DRAW_MODEL = DrawModel(
+    5, 1, True, "起手 5 张，每回合抽牌阶段抽 1 张（规则未写先手首回合不抽）", "5-card opening hand, 1 draw per turn"
 )
 
-register_rulebook(
-    "samsara",
-    Rulebook(
-        seed="000_3f4769f9eb2a054d.txt",
-        rules=(
-            Message(
-                "主卡组 50 到 60 张（赛制可改上下限）。",
-                "The main deck holds 50 to 60 cards (a format may change the bounds).",
-            ),
-            Message(
-                "同名卡最多 3 张：所有印刷、主卡组、额外卡组和备牌合计；带军团(X) 的卡改为最多 X 张。",
-                "At most 3 copies of a name, counting every printing and the main, extra and side decks "
-                "together; a card with Legion(X) allows X instead.",
-            ),
-            Message(
-                "卡组里有『A』限定的卡时，卡组中的每张战魂都必须具有特征 A。",
-                "When a card with 'A'-restricted is in the deck, every soul of the deck must have trait A.",
-            ),
-            Message(
-                "法力石和额外构筑的卡放在额外卡组；其他卡只能放在主卡组或备牌。",
-                "Mana stones and extra-build cards go in the extra deck; every other card in the main deck or "
-                "the side board.",
-            ),
-            Message(
-                "赛制可以限定合法系列（如 M8 起的新环境）、设置禁限卡表（禁止 0 / 限制 1 / 准限制 2 张）"
-                "和额外卡组上限。",
-                "A format may restrict the legal sets (e.g. the M8 environment), ban or limit cards (0 / 1 / 2 "
-                "copies) and cap the extra deck.",
-            ),
-            Message(
-                "警告：有卡需要某属性的法力，而额外卡组没有该属性的法力石，或法力石总数、某属性张数不够支付费用。",
-                "Warning: cards need an attribute no stone of the extra deck provides, or the stones cannot pay "
-                "their cost in total or per attribute.",
-            ),
+RULEBOOK = Rulebook(
+    seed="000_3f4769f9eb2a054d.txt",
+    rules=(
+        Message(
+            "主卡组 50 到 60 张（赛制可改上下限）。",
+            "The main deck holds 50 to 60 cards (a format may change the bounds).",
         ),
-        choices=(
-            Message(
-                "基本法力石不受 3 张限制：规则中“名称相同的卡牌最多只能放入三张”与主卡组张数写在同一句；"
-                "额外卡组另有说明，法力石在场上失去名称，每回合要从额外卡组放一张法力石，单色卡组需要同一种"
-                "法力石超过 3 张。需要上限的赛制可设 extra_max。不是法力石的额外构筑卡仍受 3 张限制。",
-                "Basic mana stones are exempt from the 3-copy limit: the seed's 3-copy sentence is the one about "
-                "the main deck, the extra deck is described apart, stones lose their name in play, and a mono-"
-                "colour deck needs more than three of one stone. A format can cap the extra deck with extra_max. "
-                "Extra-build cards that are not stones still count.",
-            ),
-            Message(
-                "『A』限定只约束战魂（规则原文：“A特征以外的战魂都不能放入卡组”），魔法、载具、阵型和法力石不受影响；"
-                "检查主卡组和额外卡组，不检查备牌（换入时会重新检查）。",
-                "'A'-restricted constrains souls only (\"no soul without trait A may be put in the deck\"); "
-                "magic, vehicles, formations and stones are unaffected. The main and extra decks are checked, "
-                "not the side board.",
-            ),
-            Message(
-                "军团(X) 以 X 代替 3，即使 X 小于 3；禁限卡表仍可再降低上限。",
-                "Legion(X) replaces 3 by X, even when X is below 3; a ban list can still lower it.",
-            ),
-            Message(
-                "法力检查按规则的使用条件：法力石总数不少于总费用，且有色费用能由不同的对应属性法力石支付"
-                "（无属性可由任意法力石代表）。",
-                "The mana check follows the casting rule: at least as many stones as the total cost, and the "
-                "coloured part payable by distinct stones of those attributes (generic by any stone).",
-            ),
-            Message(
-                "概率表：起手 5 张，每回合抽 1 张（规则没有写先手第一回合不抽）。",
-                "Odds table: 5-card opening hand, one draw per turn (the seed makes no first-turn exception).",
-            ),
+        Message(
+            "同名卡最多 3 张：所有印刷、主卡组、额外卡组和备牌合计；带军团(X) 的卡改为最多 X 张。",
+            "At most 3 copies of a name, counting every printing and the main, extra and side decks "
+            "together; a card with Legion(X) allows X instead.",
+        ),
+        Message(
+            "卡组里有『A』限定的卡时，卡组中的每张战魂都必须具有特征 A。",
+            "When a card with 'A'-restricted is in the deck, every soul of the deck must have trait A.",
+        ),
+        Message(
+            "法力石和额外构筑的卡放在额外卡组；其他卡只能放在主卡组或备牌。",
+            "Mana stones and extra-build cards go in the extra deck; every other card in the main deck or "
+            "the side board.",
+        ),
+        Message(
+            "赛制可以限定合法系列（如 M8 起的新环境）、设置禁限卡表（禁止 0 / 限制 1 / 准限制 2 张）和额外卡组上限。",
+            "A format may restrict the legal sets (e.g. the M8 environment), ban or limit cards (0 / 1 / 2 "
+            "copies) and cap the extra deck.",
+        ),
+        Message(
+            "警告：有卡需要某属性的法力，而额外卡组没有该属性的法力石，或法力石总数、某属性张数不够支付费用。",
+            "Warning: cards need an attribute no stone of the extra deck provides, or the stones cannot pay "
+            "their cost in total or per attribute.",
+        ),
+    ),
+    choices=(
+        Message(
+            "基本法力石不受 3 张限制：规则中“名称相同的卡牌最多只能放入三张”与主卡组张数写在同一句；"
+            "额外卡组另有说明，法力石在场上失去名称，每回合要从额外卡组放一张法力石，单色卡组需要同一种"
+            "法力石超过 3 张。需要上限的赛制可设 extra_max。不是法力石的额外构筑卡仍受 3 张限制。",
+            "Basic mana stones are exempt from the 3-copy limit: the seed's 3-copy sentence is the one about "
+            "the main deck, the extra deck is described apart, stones lose their name in play, and a mono-"
+            "colour deck needs more than three of one stone. A format can cap the extra deck with extra_max. "
+            "Extra-build cards that are not stones still count.",
+        ),
+        Message(
+            "『A』限定只约束战魂（规则原文：“A特征以外的战魂都不能放入卡组”），魔法、载具、阵型和法力石不受影响；"
+            "检查主卡组和额外卡组，不检查备牌（换入时会重新检查）。",
+            "'A'-restricted constrains souls only (\"no soul without trait A may be put in the deck\"); "
+            "magic, vehicles, formations and stones are unaffected. The main and extra decks are checked, "
+            "not the side board.",
+        ),
+        Message(
+            "军团(X) 以 X 代替 3，即使 X 小于 3；禁限卡表仍可再降低上限。",
+            "Legion(X) replaces 3 by X, even when X is below 3; a ban list can still lower it.",
+        ),
+        Message(
+            "法力检查按规则的使用条件：法力石总数不少于总费用，且有色费用能由不同的对应属性法力石支付"
+            "（无属性可由任意法力石代表）。",
+            "The mana check follows the casting rule: at least as many stones as the total cost, and the "
+            "coloured part payable by distinct stones of those attributes (generic by any stone).",
+        ),
+        Message(
+            "概率表：起手 5 张，每回合抽 1 张（规则没有写先手第一回合不抽）。",
+            "Odds table: 5-card opening hand, one draw per turn (the seed makes no first-turn exception).",
         ),
     ),
 )

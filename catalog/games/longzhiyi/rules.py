@@ -14,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from catalog.deckstats import DrawModel, register_draw_model
 from catalog.errors import Message
-from catalog.games.longzhiyi import WEAPON, Longzhiyi
+from catalog.games.longzhiyi.vocabulary import WEAPON, Longzhiyi
 from catalog.rules import (
     WARNING,
     CopyLimit,
     Deck,
+    DrawModel,
     FormatSpec,
     PoolCard,
     Rule,
@@ -28,8 +28,6 @@ from catalog.rules import (
     SectionSize,
     Violation,
     names,
-    register_rule_set,
-    register_rulebook,
     standard_rules,
 )
 
@@ -120,58 +118,50 @@ def _rules() -> tuple[Rule, ...]:
     )
 
 
-for _kind in Longzhiyi.rule_kinds:
-    register_rule_set("longzhiyi", _kind, _rules())
+RULE_SETS: dict[str, tuple[Rule, ...]] = {kind: _rules() for kind in Longzhiyi.rule_kinds}
 
 # "雙方各抓7張牌" and "牌手可以從自身的套牌中摸一張手牌（先手第一回合除外）": we count as the
 # player going first (no draw on turn 1), the cautious figure; the one mulligan is ignored.
-register_draw_model(
-    "longzhiyi",
-    DrawModel(
-        7,
-        1,
-        False,
-        "起手 7 张，每回合摸 1 张；按先手计算（先手第一回合不摸牌）；武器不在牌库中",
-        "7-card opening hand, 1 draw per turn, counted as going first; the weapon is not in the library",
-        set_aside=(WEAPON,),
-    ),
+DRAW_MODEL = DrawModel(
+    7,
+    1,
+    False,
+    "起手 7 张，每回合摸 1 张；按先手计算（先手第一回合不摸牌）；武器不在牌库中",
+    "7-card opening hand, 1 draw per turn, counted as going first; the weapon is not in the library",
+    set_aside=(WEAPON,),
 )
 
-register_rulebook(
-    "longzhiyi",
-    Rulebook(
-        seed="001_8b66ae0f33d52d89.txt",
-        rules=(
-            Message(
-                "休闲（casual）：武器以外至少 40 张，同名卡最多 3 张；正式比赛（tournament）：至少 60 张，最多 4 张。",
-                "Casual: at least 40 cards besides the weapon, at most 3 copies of a card; tournament: at least "
-                "60 cards and at most 4 copies.",
-            ),
-            Message("恰好一张武器牌。", "Exactly one weapon card."),
-            Message(
-                "同名卡张数按所有印刷、主卡组、额外卡组和备牌合计；禁限卡表可再降低。",
-                "Copies count every printing and section together; a ban list can lower the limit.",
-            ),
-            Message(
-                "警告：牌的颜色不在武器提供的颜色之中（“選擇與所持有套牌相符的的武器才能產生法力”）。",
-                "Warning: a card's colour is not one the weapon provides.",
-            ),
+RULEBOOK = Rulebook(
+    seed="001_8b66ae0f33d52d89.txt",
+    rules=(
+        Message(
+            "休闲（casual）：武器以外至少 40 张，同名卡最多 3 张；正式比赛（tournament）：至少 60 张，最多 4 张。",
+            "Casual: at least 40 cards besides the weapon, at most 3 copies of a card; tournament: at least "
+            "60 cards and at most 4 copies.",
         ),
-        choices=(
-            Message(
-                "武器可以写在主卡组或额外卡组；套牌张数计算武器以外的主卡组和额外卡组。",
-                "The weapon may be listed in the main or the extra section; the deck size counts every other "
-                "card of both.",
-            ),
-            Message(
-                "多色牌的每种颜色都要由武器提供；没有武器或有多张武器时不给颜色警告。",
-                "Each colour of a multi-colour card must be the weapon's; with no weapon or several weapons the "
-                "colour warning is not given.",
-            ),
-            Message(
-                "概率表：起手 7 张，每回合摸 1 张，按先手计算（先手第一回合不摸），不计一次重抽。",
-                "Odds table: 7-card opening hand, one draw per turn, counted as going first; the mulligan is ignored.",
-            ),
+        Message("恰好一张武器牌。", "Exactly one weapon card."),
+        Message(
+            "同名卡张数按所有印刷、主卡组、额外卡组和备牌合计；禁限卡表可再降低。",
+            "Copies count every printing and section together; a ban list can lower the limit.",
+        ),
+        Message(
+            "警告：牌的颜色不在武器提供的颜色之中（“選擇與所持有套牌相符的的武器才能產生法力”）。",
+            "Warning: a card's colour is not one the weapon provides.",
+        ),
+    ),
+    choices=(
+        Message(
+            "武器可以写在主卡组或额外卡组；套牌张数计算武器以外的主卡组和额外卡组。",
+            "The weapon may be listed in the main or the extra section; the deck size counts every other card of both.",
+        ),
+        Message(
+            "多色牌的每种颜色都要由武器提供；没有武器或有多张武器时不给颜色警告。",
+            "Each colour of a multi-colour card must be the weapon's; with no weapon or several weapons the "
+            "colour warning is not given.",
+        ),
+        Message(
+            "概率表：起手 7 张，每回合摸 1 张，按先手计算（先手第一回合不摸），不计一次重抽。",
+            "Odds table: 7-card opening hand, one draw per turn, counted as going first; the mulligan is ignored.",
         ),
     ),
 )

@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from catalog.deckstats import DrawModel, register_draw_model
 from catalog.errors import Message
-from catalog.games.zhutian import COPY_LIMITS, CREATURE, EQUIPMENT, SPELL, Zhutian
+from catalog.games.zhutian.vocabulary import COPY_LIMITS, CREATURE, EQUIPMENT, SPELL, Zhutian
 from catalog.rules import (
     CopyLimit,
     Deck,
+    DrawModel,
     FormatSpec,
     PoolCard,
     Rule,
@@ -28,8 +28,6 @@ from catalog.rules import (
     SectionSize,
     Violation,
     names,
-    register_rule_set,
-    register_rulebook,
     standard_rules,
 )
 from catalog.text import fold
@@ -118,63 +116,55 @@ def _rules(kind: str) -> tuple[Rule, ...]:
     return common + standard_rules()
 
 
-for _kind in Zhutian.rule_kinds:
-    register_rule_set("zhutian", _kind, _rules(_kind))
+RULE_SETS: dict[str, tuple[Rule, ...]] = {kind: _rules(kind) for kind in Zhutian.rule_kinds}
 
 # "所有玩家按順序從各自卡組最上方抓6張卡牌" and, each start phase, "玩家從卡組最上方抓取兩張卡牌".
 # Meaningful for the competitive personal deck; with the casual shared deck others draw too.
-register_draw_model(
-    "zhutian",
-    DrawModel(
-        6,
-        2,
-        True,
-        "起手 6 张，每回合开始阶段抓 2 张（适用于竞技规则的个人卡组）",
-        "6-card opening hand, 2 draws per turn (personal competitive deck)",
-    ),
+DRAW_MODEL = DrawModel(
+    6,
+    2,
+    True,
+    "起手 6 张，每回合开始阶段抓 2 张（适用于竞技规则的个人卡组）",
+    "6-card opening hand, 2 draws per turn (personal competitive deck)",
 )
 # 熔钥秘境 registers no draw model: the seed says only that the hand is refilled to 6 at the end
 # of each turn, so how many cards a player has seen depends on how many were played.
 
-register_rulebook(
-    "zhutian",
-    Rulebook(
-        seed="002_5760857c48ea0168.txt",
-        rules=(
-            Message(
-                "娱乐规则（casual）：公共卡组至少 108 张，没有上限。",
-                "Casual: a shared deck of at least 108 cards, no maximum.",
-            ),
-            Message(
-                "竞技规则（competitive）：个人卡组 36 到 72 张；用元数据行写明职业（如 职业: 仙道士），"
-                "只能放入本阵营和无阵营的卡。",
-                "Competitive: a personal deck of 36 to 72 cards; name the profession in a metadata line "
-                "(职业: 仙道士) and use only that faction's cards and neutral ones.",
-            ),
-            Message(
-                "限制级：限制 1 张、准限制 2 张、无 4 张（两种规则相同）；禁限卡表可再降低。",
-                "Restriction levels: 限制 1 copy, 準限制 2, 無 4 (both rules); a ban list can lower them.",
-            ),
-            Message(
-                "卡组只能放入活物、术法和装备卡；角色、主题、命和技能卡不放入卡组。",
-                "Only creature, spell and equipment cards go in a deck; role, theme, fate and skill cards do not.",
-            ),
+RULEBOOK = Rulebook(
+    seed="002_5760857c48ea0168.txt",
+    rules=(
+        Message(
+            "娱乐规则（casual）：公共卡组至少 108 张，没有上限。",
+            "Casual: a shared deck of at least 108 cards, no maximum.",
         ),
-        choices=(
-            Message(
-                "卡组即主卡组；额外卡组和备牌只计入同名卡张数。角色/主题/命/技能卡在任何分区都不接受。",
-                "The deck is the main section; extra and side count only towards copy limits. Role, theme, "
-                "fate and skill cards are refused in any section.",
-            ),
-            Message(
-                "职业必须是目录中某张卡的阵营，否则视为没有写职业。",
-                "The profession must be a faction some card of the catalogue has; otherwise it counts as missing.",
-            ),
-            Message(
-                "概率表：起手 6 张，每回合开始阶段抓 2 张；只对竞技规则的个人卡组有意义。",
-                "Odds table: 6-card opening hand, two draws per turn; meaningful for the personal competitive "
-                "deck only.",
-            ),
+        Message(
+            "竞技规则（competitive）：个人卡组 36 到 72 张；用元数据行写明职业（如 职业: 仙道士），"
+            "只能放入本阵营和无阵营的卡。",
+            "Competitive: a personal deck of 36 to 72 cards; name the profession in a metadata line "
+            "(职业: 仙道士) and use only that faction's cards and neutral ones.",
+        ),
+        Message(
+            "限制级：限制 1 张、准限制 2 张、无 4 张（两种规则相同）；禁限卡表可再降低。",
+            "Restriction levels: 限制 1 copy, 準限制 2, 無 4 (both rules); a ban list can lower them.",
+        ),
+        Message(
+            "卡组只能放入活物、术法和装备卡；角色、主题、命和技能卡不放入卡组。",
+            "Only creature, spell and equipment cards go in a deck; role, theme, fate and skill cards do not.",
+        ),
+    ),
+    choices=(
+        Message(
+            "卡组即主卡组；额外卡组和备牌只计入同名卡张数。角色/主题/命/技能卡在任何分区都不接受。",
+            "The deck is the main section; extra and side count only towards copy limits. Role, theme, "
+            "fate and skill cards are refused in any section.",
+        ),
+        Message(
+            "职业必须是目录中某张卡的阵营，否则视为没有写职业。",
+            "The profession must be a faction some card of the catalogue has; otherwise it counts as missing.",
+        ),
+        Message(
+            "概率表：起手 6 张，每回合开始阶段抓 2 张；只对竞技规则的个人卡组有意义。",
+            "Odds table: 6-card opening hand, two draws per turn; meaningful for the personal competitive deck only.",
         ),
     ),
 )
