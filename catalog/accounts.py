@@ -155,27 +155,64 @@ def authenticate(*, session: Session, username: str, password: str, hash_method:
 
 
 def change_password(
-    *, session: Session, user: User, old_password: str, new_password: str, hash_method: str | None = None
+    *,
+    session: Session,
+    user: User,
+    old_password: str,
+    new_password: str,
+    hash_method: str | None = None,
+    now: datetime | None = None,
 ) -> User:
-    """Set a new password after checking the old one; every other session is signed out."""
+    """Set a new password after checking the old one; every other session is signed out and
+    every API token revoked (issue 16: a password changed because it leaked must not leave a
+    token made with it working)."""
     if not check_password_hash(user.password_hash, old_password):
         raise AccountError(Message("原密码不正确", "the current password is wrong"))
     validate_password(new_password)
     user.password_hash = _hash(new_password, hash_method)
     user.auth_version += 1
+    revoke_all_tokens(session=session, user=user, now=now or datetime.now(UTC))
     session.add(user)
     session.flush()
     return user
 
 
-def set_password(*, session: Session, user: User, password: str, hash_method: str | None = None) -> User:
-    """Set a password without the old one (the command line, run by the site's operator)."""
+def set_password(
+    *, session: Session, user: User, password: str, hash_method: str | None = None, now: datetime | None = None
+) -> User:
+    """Set a password without the old one (the command line, run by the site's operator); as
+    with :func:`change_password`, sessions are signed out and tokens revoked."""
     validate_password(password)
     user.password_hash = _hash(password, hash_method)
+    user.auth_version += 1
+    revoke_all_tokens(session=session, user=user, now=now or datetime.now(UTC))
+    session.add(user)
+    session.flush()
+    return user
+
+
+def check_password(*, user: User, password: str) -> bool:
+    """True when ``password`` is the user's (a fresh sign-in before creating a token)."""
+    return check_password_hash(user.password_hash, password)
+
+
+def sign_out_everywhere(*, session: Session, user: User) -> User:
+    """End every session of the user on the server: the session id carries ``auth_version``
+    (webapp.auth.setup.load_user), so a copied cookie or a remember token stops working."""
     user.auth_version += 1
     session.add(user)
     session.flush()
     return user
+
+
+def revoke_all_tokens(*, session: Session, user: User, now: datetime) -> int:
+    """Revoke every live API token of the user; the number revoked."""
+    rows = list(session.exec(select(ApiToken).where(ApiToken.user_id == user.id, col(ApiToken.revoked_at).is_(None))))
+    for row in rows:
+        row.revoked_at = now
+        session.add(row)
+    session.flush()
+    return len(rows)
 
 
 def set_role(*, session: Session, user: User, role: str) -> User:

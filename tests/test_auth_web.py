@@ -16,6 +16,7 @@ from sqlmodel import Session, select
 
 from catalog import accounts
 from catalog.models import ApiToken, User
+from tests.conftest import TEST_PASSWORD
 from tests.helpers import table_counts
 from webapp.db import get_engine
 
@@ -351,7 +352,7 @@ def test_lists_public_toggle(client: Any, login: Any) -> None:
 
 
 def create_token_on_page(client: Any, name: str = "脚本") -> str:
-    response = client.post("/account/tokens", data={"name": name})
+    response = client.post("/account/tokens", data={"name": name, "password": TEST_PASSWORD})
     assert response.status_code == 201
     assert response.headers["Cache-Control"] == "no-store"
     match = re.search(r'<code class="token-value">(lz_[^<]+)</code>', response.get_data(as_text=True))
