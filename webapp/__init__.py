@@ -7,7 +7,7 @@ from typing import Any
 from flask import Flask, request
 from flask_babel import Babel, get_locale
 
-from webapp import config, db, errors, health, security
+from webapp import config, db, errors, health, security, validation
 from webapp.config import ROOT
 
 LANGUAGES = {"zh": "简体中文", "en": "English"}
@@ -27,6 +27,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     config.load(app, test_config)
     db.init_app(app)
     security.init_app(app)
+    validation.init_app(app)
     health.init_app(app)
     babel.init_app(app, locale_selector=select_locale)
     from webapp.auth.setup import init_auth

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -219,6 +220,25 @@ def _header_key(cell: str) -> str:
     return _HEADER_NOISE.sub("", fold(cell.strip()))
 
 
+def _rows(reader: Any) -> Iterator[list[str]]:
+    """The reader's rows; a row the csv module cannot read (a field over its 131,072-character
+    limit, a NUL byte) is refused with its line instead of failing the request."""
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            raise CollectionFileError(
+                [
+                    CsvProblem(
+                        reader.line_num, "-", Message(f"这一行无法读取：{error}", f"this line cannot be read: {error}")
+                    )
+                ]
+            ) from error
+        yield row
+
+
 def parse(text: str) -> ParsedCsv:
     """Rows of a collection CSV by field, with header problems (unknown, repeated, missing columns)."""
     reader = csv.reader(io.StringIO(text, newline=""))
@@ -230,7 +250,7 @@ def parse(text: str) -> ParsedCsv:
     columns: dict[str, str] = {}
     preset = "lunzang"
     next_line = 1
-    for cells in reader:
+    for cells in _rows(reader):
         cells = [unescape_cell(c) for c in cells]
         line, next_line = next_line, reader.line_num + 1
         if not any(c.strip() for c in cells):
