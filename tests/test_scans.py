@@ -245,11 +245,9 @@ def test_folder_is_all_or_nothing(sample_catalogue: Engine, session: Session, tm
             session=session, game="samsara", set_code="M4", folder=folder, store_dir=store, now=NOW
         )
     problems = {p.name: p.message.zh for p in caught.value.problems}
-    assert set(problems) == {"M4-002.png", "M4-999.png", "M4-001.jpg"} or set(problems) == {
-        "M4-002.png",
-        "M4-999.png",
-        "1.png",
-    }
+    # files are taken in name order: "1.png" claims M4-001 first, so "M4-001.jpg" is the duplicate
+    assert set(problems) == {"M4-002.png", "M4-999.png", "M4-001.jpg"}
+    assert problems["M4-001.jpg"] == "与 1.png 是同一张印刷"
     assert "不是图片" in problems["M4-002.png"] and "没有编号为「M4-999」" in problems["M4-999.png"]
     assert stored_files(store) == []
     assert session.scalars(select(PrintingScan)).all() == []

@@ -22,6 +22,7 @@ from catalog.collection.ledger import (
     Key,
     NegativeQuantity,
     lock_items,
+    lock_user,
     plan_targets,
     write_changes,
 )
@@ -197,7 +198,10 @@ def import_collection(
     )
     record = None
     if not dry_run:
-        # Written first: on SQLite the first write takes the lock that the item reads below rely on.
+        # The user is locked before the import row is written: that row's foreign key takes a
+        # share lock on the user, and two imports upgrading it to FOR UPDATE deadlocked on
+        # PostgreSQL. On SQLite the first write takes the lock that the item reads below rely on.
+        lock_user(session, user_id)
         record = CollectionImport(user_id=user_id, mode=mode, filename=filename[:255], rows=row_count, created_at=now)
         session.add(record)
         session.flush()
@@ -283,6 +287,7 @@ def undo_import(*, session: Session, user_id: int, import_id: int, now: datetime
         update(imports)
         .where(imports.c.id == import_id, imports.c.user_id == user_id, imports.c.undone_at.is_(None))
         .values(undone_at=now)
+        # why the type: ignore below: an UPDATE's CursorResult has rowcount; Session.execute is typed as Result
     ).rowcount  # type: ignore[attr-defined]
     if not claimed:
         exists = session.scalar(select(imports.c.id).where(imports.c.id == import_id, imports.c.user_id == user_id))

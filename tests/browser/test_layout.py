@@ -11,7 +11,6 @@ from playwright.sync_api import Browser, expect
 from sqlmodel import Session
 
 from tests.browser.kit import DESKTOP, PHONE, WIDTHS, assert_fits, new_page, sign_in
-from tests.browser.test_catalogue import browser, live_server  # noqa: F401  (fixtures)
 from webapp.db import get_engine
 
 
@@ -22,7 +21,7 @@ def alice(sample_app, make_user) -> None:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_header_one_line_on_desktop_menu_on_a_phone(browser: Browser, live_server: str, alice, width: int) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+def test_header_one_line_on_desktop_menu_on_a_phone(browser: Browser, live_server: str, alice, width: int) -> None:  # type: ignore[no-untyped-def]
     page = new_page(browser, width, javascript=False)  # the menu must open without JS
     try:
         sign_in(page, live_server)
@@ -56,8 +55,8 @@ def test_header_one_line_on_desktop_menu_on_a_phone(browser: Browser, live_serve
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_collection_sets_and_search_table_fit_with_every_control_on_screen(  # type: ignore[no-untyped-def]
-    browser: Browser,  # noqa: F811
-    live_server: str,  # noqa: F811
+    browser: Browser,
+    live_server: str,
     alice,
     width: int,
 ) -> None:
@@ -119,7 +118,7 @@ def test_collection_sets_and_search_table_fit_with_every_control_on_screen(  # t
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_one_result_goes_to_the_card_and_random_obeys_the_game(browser: Browser, live_server: str, width: int) -> None:  # noqa: F811
+def test_one_result_goes_to_the_card_and_random_obeys_the_game(browser: Browser, live_server: str, width: int) -> None:
     page = new_page(browser, width, javascript=False)
     try:
         page.goto(live_server + "/sets")
@@ -144,8 +143,8 @@ def test_one_result_goes_to_the_card_and_random_obeys_the_game(browser: Browser,
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
 def test_deck_plus_keeps_the_place_and_merges_lines(  # type: ignore[no-untyped-def]
-    browser: Browser,  # noqa: F811
-    live_server: str,  # noqa: F811
+    browser: Browser,
+    live_server: str,
     sample_app,
     width: int,
     javascript: bool,
@@ -177,7 +176,7 @@ def test_deck_plus_keeps_the_place_and_merges_lines(  # type: ignore[no-untyped-
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_names_for_people_and_english_words(browser: Browser, live_server: str, sample_catalogue, width: int) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+def test_names_for_people_and_english_words(browser: Browser, live_server: str, sample_catalogue, width: int) -> None:  # type: ignore[no-untyped-def]
     """Items 11 and 18: no rule codes or format codes in the verdict; English pages in English."""
     small = "名称: 小\n主卡组:\n3 孙悟空\n"
     page = new_page(browser, width, javascript=False)
@@ -204,7 +203,7 @@ def test_names_for_people_and_english_words(browser: Browser, live_server: str, 
         page.context.close()
 
 
-def test_haves_show_stars_and_checklist_fields_select_on_focus(browser: Browser, live_server: str, alice) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+def test_haves_show_stars_and_checklist_fields_select_on_focus(browser: Browser, live_server: str, alice) -> None:  # type: ignore[no-untyped-def]
     """Item 17: 龍之弈 rarity as ★★★★, and typing 3 into a "0" field gives 3."""
     page = new_page(browser, PHONE)
     try:

@@ -7,11 +7,11 @@ import re
 import pytest
 from playwright.sync_api import Browser, expect
 
+from tests.browser import open_page
 from tests.browser.kit import WIDTHS, assert_fits, new_page
-from tests.browser.test_catalogue import browser, live_server, open_page  # noqa: F401  (fixtures)
 
 
-def test_reveal_flips_cards_one_by_one_and_all(browser: Browser, live_server: str) -> None:  # noqa: F811
+def test_reveal_flips_cards_one_by_one_and_all(browser: Browser, live_server: str) -> None:
     page = open_page(browser)
     try:
         page.goto(live_server + "/packs/samsara/M4/open?packs=2&seed=42")
@@ -52,7 +52,7 @@ def test_reveal_flips_cards_one_by_one_and_all(browser: Browser, live_server: st
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_a_box_is_a_grid_of_packs_and_skip_goes_to_the_summary(browser: Browser, live_server: str, width: int) -> None:  # noqa: F811
+def test_a_box_is_a_grid_of_packs_and_skip_goes_to_the_summary(browser: Browser, live_server: str, width: int) -> None:
     page = new_page(browser, width)
     try:
         page.goto(live_server + "/packs/samsara/M4/open?boxes=1&seed=7")
@@ -73,7 +73,7 @@ def test_a_box_is_a_grid_of_packs_and_skip_goes_to_the_summary(browser: Browser,
         page.context.close()
 
 
-def test_the_completion_link_keeps_its_seed(browser: Browser, live_server: str) -> None:  # noqa: F811
+def test_the_completion_link_keeps_its_seed(browser: Browser, live_server: str) -> None:
     page = open_page(browser, javascript=False)
     try:
         page.goto(live_server + "/packs/samsara/M4/open?packs=1&seed=3")
@@ -86,7 +86,7 @@ def test_the_completion_link_keeps_its_seed(browser: Browser, live_server: str) 
         page.context.close()
 
 
-def test_without_javascript_the_opening_is_a_plain_list(browser: Browser, live_server: str) -> None:  # noqa: F811
+def test_without_javascript_the_opening_is_a_plain_list(browser: Browser, live_server: str) -> None:
     page = open_page(browser, javascript=False)
     try:
         page.goto(live_server + "/packs/")
@@ -110,7 +110,7 @@ def test_without_javascript_the_opening_is_a_plain_list(browser: Browser, live_s
         page.context.close()
 
 
-def test_booster_pages_fit_a_phone_screen(browser: Browser, live_server: str) -> None:  # noqa: F811
+def test_booster_pages_fit_a_phone_screen(browser: Browser, live_server: str) -> None:
     page = open_page(browser, width=360)
     try:
         for path in (
