@@ -225,3 +225,29 @@ def test_haves_show_stars_and_checklist_fields_select_on_focus(browser: Browser,
         assert_fits(page, PHONE)
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_undo_of_an_import_asks_first(browser: Browser, live_server: str, alice, width: int, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Item 16: 撤销 leads to a question page (no JS needed); only its button undoes."""
+    csv = tmp_path / "mine.csv"
+    csv.write_text("set,number,quantity\nM4,M4-001,2\n", encoding="utf-8")
+    page = new_page(browser, width, javascript=False)
+    try:
+        sign_in(page, live_server)
+        page.goto(live_server + "/collection/import")
+        page.locator("input[type=file]").set_input_files(str(csv))
+        page.get_by_role("button", name="预览").click()
+        page.get_by_role("button", name="确认导入").click()
+        page.goto(live_server + "/collection/imports")
+        page.locator("a.undo-link").first.click()
+        expect(page.get_by_role("heading", level=1)).to_contain_text("撤销导入")
+        assert_fits(page, width)
+        page.get_by_role("link", name="不撤销，返回").click()
+        expect(page.locator("a.undo-link")).to_have_count(1)  # nothing undone
+        page.locator("a.undo-link").first.click()
+        page.get_by_role("button", name="确认撤销").click()
+        expect(page.locator(".flash-success")).to_contain_text("已撤销导入")
+        expect(page.locator("a.undo-link")).to_have_count(0)
+    finally:
+        page.context.close()
