@@ -38,8 +38,13 @@ class WantRow:
     min_condition: str
     owned: int  # copies of the card (any printing, any grade) the user already has
 
+    @property
+    def missing(self) -> int:
+        """What is still missing: the wanted number less the copies owned (never below 0)."""
+        return max(0, self.quantity - self.owned)
+
     def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return dict(self.__dict__) | {"missing": self.missing}
 
 
 @dataclass(frozen=True)
