@@ -429,3 +429,15 @@ def test_other_games_badges_climb_the_neutral_scale(web) -> None:  # type: ignor
     levels = dict(re.findall(r'data-rarity="(\d)" data-level="(\d)"', markup))
     assert levels == {"1": "0", "2": "1", "3": "2", "4": "3", "5": "4"}
     assert "★★★" in markup  # star rarities are shown as stars
+
+
+def test_set_page_links_to_its_packs_odds_and_checklist(web) -> None:  # type: ignore[no-untyped-def]
+    """Issue 15 item 7 (links): open a pack or a box, the odds, my checklist."""
+    actions = section(page(web, "/sets/samsara/M4"), 'class="buttons set-actions"', "</p>")
+    hrefs = [html.unescape(h) for h in re.findall(r'href="([^"]+)"', actions)]
+    assert hrefs == [
+        "/packs/samsara/M4/open?packs=1",
+        "/packs/samsara/M4/open?boxes=1",
+        "/packs/samsara/M4/odds",
+        "/collection/sets/samsara/M4",
+    ]
