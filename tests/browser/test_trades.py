@@ -62,8 +62,10 @@ def test_alice_and_bob_find_each_other_and_swap(
         sign_in(phone, live_server, "bob")
         expect(phone.locator(".nav-badge")).to_have_text("1")
         phone.goto(live_server + "/trades")
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390  # the inbox too
         phone.get_by_role("link", name=f"交易 #{trade_id}").click()
         phone.get_by_role("link", name="还价 / 修改").click()
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390  # the composer fits a phone
         phone.get_by_label("小红帽·森林歌者 的数量").fill("2")  # bob wants both for-trade copies
         phone.get_by_role("button", name="发出还价").click()
         expect(phone.locator(".flashes")).to_contain_text("还价已发出")
