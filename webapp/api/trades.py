@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import jsonify, request
 
-from catalog.collection.users import UnknownUser, find_user
+from catalog.accounts import UnknownUser, find_user
 from catalog.errors import LunzangError
 from catalog.trading import (
     TradeConflict,
