@@ -14,7 +14,7 @@ import unicodedata
 from datetime import datetime
 
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from catalog.errors import LunzangError, Message
@@ -222,7 +222,7 @@ def issue_token(*, session: Session, user: User, name: str = "", now: datetime) 
 
 def list_tokens(*, session: Session, user: User) -> list[ApiToken]:
     """The user's tokens, newest first, revoked ones included (they show as revoked)."""
-    statement = select(ApiToken).where(ApiToken.user_id == user.id).order_by(ApiToken.id.desc())  # type: ignore[union-attr]
+    statement = select(ApiToken).where(ApiToken.user_id == user.id).order_by(col(ApiToken.id).desc())
     return list(session.exec(statement))
 
 

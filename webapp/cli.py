@@ -24,13 +24,14 @@ from webapp.db import get_engine
 from webapp.decks.cli import deck
 from webapp.events.cli import event_group
 from webapp.packs.cli import packs
+from webapp.trades.cli import trades
 
 
 def register(app: Flask) -> None:
     """Attach the commands to ``app.cli`` (so the test runner and ``lunzang`` both see them)."""
     for command in (init_db, import_command, demo, serve, packs, search_command, render_command, images_group):
         app.cli.add_command(command)
-    for group in (deck, user, collection, event_group):
+    for group in (deck, user, collection, trades, event_group):
         app.cli.add_command(group)
 
 

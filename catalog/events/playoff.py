@@ -25,11 +25,11 @@ BRACKET = {8: ((1, 8), (4, 5), (2, 7), (3, 6)), 4: ((1, 4), (2, 3))}
 
 
 def _winner(m: Match) -> int:
-    return m.player_a_id if m.wins_a > m.wins_b else m.player_b_id  # type: ignore[return-value]
+    return m.player_a_id if m.wins_a > m.wins_b else m.player_b_id  # type: ignore[return-value]  # a played match has both players (a bye is never in the top cut)
 
 
 def _loser(m: Match) -> int:
-    return m.player_b_id if m.wins_a > m.wins_b else m.player_a_id  # type: ignore[return-value]
+    return m.player_b_id if m.wins_a > m.wins_b else m.player_a_id  # type: ignore[return-value]  # a played match has both players (a bye is never in the top cut)
 
 
 def pair_playoff(*, session: Session, event: Event, now: datetime) -> tuple[Round, list[Match]]:

@@ -153,7 +153,7 @@ def set_prize_table(*, session: Session, event: Event, prizes: dict[int, int]) -
         session.delete(row)
     session.flush()
     for place, chests in sorted(prizes.items()):
-        session.add(PrizeTable(event_id=event.id, place=place, chests=chests))  # type: ignore[arg-type]
+        session.add(PrizeTable(event_id=event.id, place=place, chests=chests))  # type: ignore[arg-type]  # the row was flushed, so its id is set
     session.flush()
 
 
@@ -290,7 +290,7 @@ def register_player(
         raise EventError(Message(f"一场赛事最多 {MAX_PLAYERS} 名选手", f"at most {MAX_PLAYERS} players"))
     snap = snapshot(session=session, event=event, text=deck_text) if deck_text else None
     registration = Registration(
-        event_id=event.id,  # type: ignore[arg-type]
+        event_id=event.id,  # type: ignore[arg-type]  # the row was flushed, so its id is set
         user_id=user_id,
         player_name=name,
         player_key=key,

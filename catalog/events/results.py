@@ -91,15 +91,15 @@ def store_round(
     now: datetime,
     kind: str = "swiss",
 ) -> Round:
-    row = Round(event_id=event.id, number=number, kind=kind, seed=seed, source=source, started_at=now, created_at=now)  # type: ignore[arg-type]
+    row = Round(event_id=event.id, number=number, kind=kind, seed=seed, source=source, started_at=now, created_at=now)  # type: ignore[arg-type]  # the rows were flushed, so their ids are set
     session.add(row)
     session.flush()
     for p in pairings:
         bye = p.b is None
         session.add(
             Match(
-                event_id=event.id,  # type: ignore[arg-type]
-                round_id=row.id,  # type: ignore[arg-type]
+                event_id=event.id,  # type: ignore[arg-type]  # the rows were flushed, so their ids are set
+                round_id=row.id,  # type: ignore[arg-type]  # the rows were flushed, so their ids are set
                 round_number=number,
                 table_number=p.table,
                 player_a_id=p.a,

@@ -141,7 +141,7 @@ def import_pairings(
             elif reg.id in seen:
                 problems.append(f"第 {line} 行：{reg.player_name} 出现了两次")
                 problems_en.append(f"line {line}: {reg.player_name} appears twice")
-            seen.add(reg.id)  # type: ignore[arg-type]
+            seen.add(reg.id)  # type: ignore[arg-type]  # stored rows were flushed, so their ids are set
             ids.append(reg.id)
         if table in tables or table < 1:
             problems.append(f"第 {line} 行：桌号 {table} 无效或重复")
@@ -184,7 +184,7 @@ def swap_players(
     setattr(m2, f"player_{s2}_id", first.id)
     m1.updated_at = m2.updated_at = now
     change = PairingChange(
-        event_id=event.id,  # type: ignore[arg-type]
+        event_id=event.id,  # type: ignore[arg-type]  # stored rows were flushed, so their ids are set
         round_number=number,
         by_user_id=by_user_id,
         description=f"第 {number} 轮：{first.player_name}（第 {m1.table_number} 桌）与 {second.player_name}"
@@ -255,7 +255,7 @@ def report_as_player(
             Message("这一桌已经有结果了；有误请找主办者更正", "this table has a result; ask the organiser")
         )
     _valid_result(wins_a, wins_b, draws)
-    report = ResultReport(match_id=match.id, reported_by=user_id, wins_a=wins_a, wins_b=wins_b, draws=draws, at=now)  # type: ignore[arg-type]
+    report = ResultReport(match_id=match.id, reported_by=user_id, wins_a=wins_a, wins_b=wins_b, draws=draws, at=now)  # type: ignore[arg-type]  # stored rows were flushed, so their ids are set
     session.add(report)
     session.flush()
     return report

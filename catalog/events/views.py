@@ -85,7 +85,7 @@ def rounds_of(*, session: Session, event: Event) -> list[Round]:
 
 def pairing_changes(*, session: Session, event: Event) -> list[PairingChange]:
     return list(
-        session.scalars(select(PairingChange).where(PairingChange.event_id == event.id).order_by(PairingChange.id))  # type: ignore[arg-type]
+        session.scalars(select(PairingChange).where(PairingChange.event_id == event.id).order_by(PairingChange.id))  # type: ignore[arg-type]  # SQLModel types the column comparison as bool, SQLAlchemy takes it
     )
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import func, select
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from catalog.errors import Message
 from catalog.games import GAMES, get_game
@@ -89,7 +89,7 @@ def _split_directives(query: Query) -> tuple[Node | None, dict[str, Term]]:
 
 
 def _game_scope(session: Session, root: Node | None, game: str | None) -> tuple[list[Any], dict[str, int]]:
-    all_games = {slug: gid for slug, gid in session.execute(select(Game.slug, Game.id))}  # type: ignore[call-overload]
+    all_games = {slug: gid for slug, gid in session.execute(select(col(Game.slug), col(Game.id)))}
     scope = [slug for slug in GAMES if slug in all_games]
     wanted: set[str] = set()
     if game:
@@ -114,7 +114,9 @@ def _game_scope(session: Session, root: Node | None, game: str | None) -> tuple[
 
 def _set_index(session: Session) -> dict[str, list[tuple[int, int]]]:
     index: dict[str, list[tuple[int, int]]] = {}
-    for set_id, code_key, game_id in session.execute(select(CardSet.id, CardSet.code_key, CardSet.game_id)):  # type: ignore[call-overload]
+    for set_id, code_key, game_id in session.execute(
+        select(col(CardSet.id), col(CardSet.code_key), col(CardSet.game_id))
+    ):
         index.setdefault(code_key, []).append((set_id, game_id))
     return index
 
@@ -348,9 +350,9 @@ def _hits_for_printings(session: Session, printing_ids: list[int], slugs: dict[i
         printing.id: (printing, card, card_set)
         for printing, card, card_set in session.execute(
             select(Printing, Card, CardSet)
-            .join(Card, Card.id == Printing.card_id)  # type: ignore[arg-type]
-            .join(CardSet, CardSet.id == Printing.set_id)  # type: ignore[arg-type]
-            .where(Printing.id.in_(printing_ids))  # type: ignore[union-attr]
+            .join(Card, col(Card.id) == col(Printing.card_id))
+            .join(CardSet, col(CardSet.id) == col(Printing.set_id))
+            .where(col(Printing.id).in_(printing_ids))
         )
     }
     return [
@@ -366,12 +368,12 @@ def _hits_for_cards(
     extra query runs only when the query has printing conditions."""
     if not card_ids:
         return []
-    cards = {card.id: card for card in session.scalars(select(Card).where(Card.id.in_(card_ids)))}  # type: ignore[union-attr]
+    cards = {card.id: card for card in session.scalars(select(Card).where(col(Card.id).in_(card_ids)))}
     printing_rows = session.execute(
         select(Printing, CardSet)
-        .join(CardSet, CardSet.id == Printing.set_id)  # type: ignore[arg-type]
-        .where(Printing.card_id.in_(card_ids))  # type: ignore[attr-defined]
-        .order_by(CardSet.position, Printing.number)  # type: ignore[arg-type]
+        .join(CardSet, col(CardSet.id) == col(Printing.set_id))
+        .where(col(Printing.card_id).in_(card_ids))
+        .order_by(col(CardSet.position), col(Printing.number))
     ).all()
     matching: set[int] = set()
     if root is not None and ctx.uses_printings:

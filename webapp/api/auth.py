@@ -30,7 +30,7 @@ def _unauthorized(message: str, message_en: str) -> ApiError:
 def api_user() -> User:
     """The calling user, or a 401 ``ApiError`` (bad or revoked token, or nobody signed in)."""
     if "api_user" in g:
-        return g.api_user  # type: ignore[no-any-return]
+        return g.api_user
     header = request.headers.get("Authorization", "")
     if header:
         scheme, _sep, token = header.partition(" ")
@@ -42,7 +42,7 @@ def api_user() -> User:
         if user is None:
             raise _unauthorized("API 令牌无效或已被吊销", "the API token is unknown or revoked")
     elif request.method in SAFE_METHODS and current_user.is_authenticated:
-        user = current_user  # type: ignore[assignment]
+        user = current_user
     else:
         raise _unauthorized(
             "需要 API 令牌：在请求头中加入 Authorization: Bearer 令牌（在“我的账号”页面创建）",

@@ -267,7 +267,7 @@ def _json(ref: str) -> dict[str, Any]:
 
 
 _ERROR = {"content": _json("Error")}
-_SECURITY = [{"bearerAuth": []}]
+_SECURITY: list[dict[str, list[str]]] = [{"bearerAuth": []}]
 _AUTH = {"401": {"description": "没有令牌或令牌无效 / no token, or an unknown or revoked one", **_ERROR}}
 _PAGING = [
     {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1, "default": 1}},

@@ -129,7 +129,7 @@ def api_register(event_id: int) -> Any:
                 session=session, event=event, player_name=str(body["player"]), now=utcnow(), deck_text=deck or None
             )
             return jsonify(registration_data(entry, with_deck=True)), 201
-        mine = views.my_registration(session=session, event=event, user_id=user.id)  # type: ignore[arg-type]
+        mine = views.my_registration(session=session, event=event, user_id=user.id)  # type: ignore[arg-type]  # a signed-in user row has an id
         if mine is not None:
             if not deck:
                 raise ApiError(400, "bad_request", "已报名：要修改卡组请给出 deck", "already registered: send 'deck'")
@@ -160,7 +160,7 @@ def api_result(event_id: int) -> Any:
             )
             return jsonify({"status": "recorded", "round": number, "table": table}), 200
         report = running.report_as_player(
-            session=session, event=event, match=match, user_id=user.id, wins_a=wins_a, wins_b=wins_b,  # type: ignore[arg-type]
+            session=session, event=event, match=match, user_id=user.id, wins_a=wins_a, wins_b=wins_b,  # type: ignore[arg-type]  # a signed-in user row has an id
             draws=draws, now=utcnow(),
         )  # fmt: skip
         return jsonify({"status": "reported", "report": report.id, "round": number, "table": table}), 202

@@ -315,7 +315,7 @@ SCHEMAS["TradeOffer"] = {
     },
 }
 _ID = [{"name": "trade_id", "in": "path", "required": True, "schema": {"type": "integer"}}]
-_AUTH = [{"bearerAuth": []}]
+_AUTH: list[dict[str, list[str]]] = [{"bearerAuth": []}]
 _CONFLICT = {"description": "Unavailable lines (error.lines), a stale version or a closed trade", **_ERROR}
 PATHS["/trades"] = {
     "post": {

@@ -20,7 +20,7 @@ from webapp.db import get_engine
 from webapp.helpers import utcnow
 
 
-def _engine():  # type: ignore[no-untyped-def]
+def _engine():
     engine = get_engine()
     if catalog_db.is_empty(engine):
         raise ConfigurationError(

@@ -105,7 +105,7 @@ def _pairings_json(event: Event, number: int, tables: list[Match], names: dict[i
 
 
 def _names(session: Session, event: Event) -> dict[int, str]:
-    return {r.id: r.player_name for r in reg.registrations(session=session, event=event)}  # type: ignore[misc]
+    return {r.id: r.player_name for r in reg.registrations(session=session, event=event)}  # type: ignore[misc]  # stored registrations were flushed, so their ids are set
 
 
 @event_group.command("create")

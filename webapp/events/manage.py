@@ -95,7 +95,7 @@ def create_event() -> Any:
     except LunzangError as error:
         return failed(error, url_for("events.new_event"))
     flash(_("赛事已创建"))
-    return redirect(_dashboard(event.id), code=303)  # type: ignore[arg-type]
+    return redirect(_dashboard(event.id), code=303)  # type: ignore[arg-type]  # the event was flushed, so its id is set
 
 
 def _dashboard_page(event: Event, diff: Any = None) -> Any:
