@@ -11,7 +11,7 @@ from sqlmodel import Session
 
 from catalog.events import registration as reg
 from catalog.events import running
-from tests.browser.test_catalogue import browser, live_server, open_page  # noqa: F401  (fixtures)
+from tests.browser import open_page
 from tests.eventkit import NOW, make_event
 from webapp.db import get_engine
 
@@ -19,7 +19,7 @@ PASSWORD = "correct horse battery"
 PLAYERS = ["阿明", "白露", "陈晨", "丁一", "鄂尔"]
 
 
-def _sign_in(page, live_server: str, name: str) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+def _sign_in(page, live_server: str, name: str) -> None:  # type: ignore[no-untyped-def]
     page.goto(live_server + "/login")
     page.get_by_label("用户名").fill(name)
     page.get_by_label("密码").fill(PASSWORD)
@@ -29,8 +29,8 @@ def _sign_in(page, live_server: str, name: str) -> None:  # type: ignore[no-unty
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
 def test_a_phone_finds_its_table_and_reports(
-    browser: Browser,  # noqa: F811
-    live_server: str,  # noqa: F811
+    browser: Browser,
+    live_server: str,
     sample_app,  # type: ignore[no-untyped-def]
     make_user,  # type: ignore[no-untyped-def]
     javascript: bool,
