@@ -28,6 +28,7 @@ from catalog.models import (
     Printing,
     table_of,
 )
+from catalog.models.catalogue import new_catalogue_version
 from catalog.text import fold, pinyin_keys, search_keys_text
 
 SET_FIELDS = ("name", "code_key", "series", "kind", "release", "description", "position", "sample", "pack_template_id")
@@ -79,6 +80,8 @@ class PlanWriter(Plan):
             self.game_row = Game(slug=game.slug, name=game.name)
             session.add(self.game_row)
             session.flush()
+        else:
+            self.game_row.catalogue_version = new_catalogue_version()  # cached card pools are stale now
         game_id = self.game_row.id
         assert game_id is not None
 

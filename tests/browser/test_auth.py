@@ -29,6 +29,7 @@ def test_register_logout_login(browser: Browser, live_server: str, javascript: b
         expect(account_nav.get_by_role("link", name="悟空")).to_be_visible()
 
         page.get_by_label("令牌名称（可选，例如“手机”）").fill("脚本")
+        page.get_by_label("当前密码").fill(PASSWORD)
         page.get_by_role("button", name="创建令牌").click()
         token = page.locator(".token-value").inner_text()
         assert re.fullmatch(r"lz_[A-Za-z0-9_-]{40,}", token)

@@ -103,6 +103,12 @@ def register() -> Any:
 
 @bp.post("/logout")
 def logout() -> Any:
+    # Ends the session on the server, not only in this browser: every session and remember
+    # cookie of the user stops working (issue 16). The price: signing out on one device signs
+    # out the others too — chosen over a table of sessions, which a copied cookie would
+    # otherwise outlive.
+    if current_user.is_authenticated:
+        accounts.sign_out_everywhere(session=get_session(), user=current_user)
     logout_user()
     flash(_("已退出登录"))
     return redirect(url_for("cards.home"))
@@ -149,11 +155,12 @@ def change_password() -> Any:
             old_password=form.old_password.data or "",
             new_password=form.new_password.data or "",
             hash_method=hash_method(),
+            now=utcnow(),
         )
     except LunzangError as failure:
         return _account_page(status=400, password_form=form, error=localized(failure))
     login_user(user)  # this session carries the new auth_version; every other one is signed out
-    flash(_("密码已修改，其他设备上的登录已失效"))
+    flash(_("密码已修改，其他设备上的登录已失效，所有 API 令牌已吊销"))
     return redirect(url_for("auth.account"))
 
 
@@ -174,6 +181,8 @@ def create_token() -> Any:
     form = TokenForm()
     if not form.validate_on_submit():
         return _account_page(status=400, token_form=form)
+    if not accounts.check_password(user=current_user, password=form.password.data or ""):
+        return _account_page(status=400, token_form=form, error=_("密码不正确，没有创建令牌"))
     try:
         _token, plaintext = accounts.issue_token(
             session=get_session(),

@@ -84,7 +84,12 @@ def import_file() -> Any:
     except CollectionFileError as error:
         get_session().rollback()
         page = render_template(
-            "collection/import.html", mode=mode, report=None, summary=localized(error), problems=error.problems
+            "collection/import.html",
+            mode=mode,
+            report=None,
+            summary=localized(error),
+            problems=error.listed,
+            more_problems=error.more,
         )
         return page, 422
     except LunzangError as error:
