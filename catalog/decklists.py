@@ -315,6 +315,7 @@ def resolve(decklist: DeckList, pool: CardPool, *, game: str | None = None) -> t
                 )
             )
             continue
+        deck.unresolved[line.section] = deck.unresolved.get(line.section, 0) + line.count
         written = line.raw or line.name
         shown = line.name or f"({line.set_code}) {line.number}"
         where_zh, where_en = _where(line)

@@ -91,6 +91,8 @@ def load_pool(session: Session, slug: str) -> CardPool:
             keywords=tuple(card.keywords),
             extra=dict(card.extra),
             set_codes=frozenset(printed.get(card.id, ())),
+            text=card.text,
+            name_en=card.name_en,
         )
         pinyin[card.id] = (card.pinyin, card.initials)
     set_codes = {fold(s.code): s.code for s in sets.values()}
