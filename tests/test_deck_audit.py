@@ -7,7 +7,10 @@ X张", "『A』限定：A特征以外的战魂都不能放入卡组", "额外卡
 from __future__ import annotations
 
 import pytest
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
+from catalog.decks import check_decklist
 from tests.deckkit import card, check, fmt, kw, pool
 
 SOULS = [card(f"童话兵{i:02d}", "战魂", attributes="火", cost={"火": 1}, traits=("童话",)) for i in range(20)]
@@ -144,3 +147,56 @@ def test_a_longzhiyi_extra_deck_is_an_error(deck: str) -> None:
     assert "extra_deck_not_used" in verdict.codes()
     violation = next(v for v in verdict.violations if v.code == "extra_deck_not_used")
     assert "额外卡组" in violation.message and "龍之弈" in violation.message
+
+
+# ---------------------------------------------------------------------------- item 7: messages and names
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "needles"),
+    [
+        # the card exists, not in M4: say so and name the sets that have it
+        ("3 亚瑟王·圣剑之誓 (M4)", "card_not_in_set", ["亚瑟王·圣剑之誓", "M4", "S8"]),
+        ("3 (M4) 9999", "unknown_card", ["M4", "9999", "M4-001"]),
+        ("3 (ZZ9) 001", "unknown_card", ["ZZ9", "没有这个系列"]),
+    ],
+)
+def test_messages_point_at_the_real_problem(sample_catalogue: Engine, line: str, code: str, needles: list[str]) -> None:
+    with Session(sample_catalogue) as session:
+        verdict = check_decklist(session=session, text=line + "\n", game="samsara").verdict
+    violation = next(v for v in verdict.violations if v.code == code)
+    for needle in needles:
+        assert needle in violation.message
+
+
+@pytest.mark.parametrize("line", ["3 (M4) 017", "3 (M4) 17", "3 (M4) M4-017", "3 M4-017", "3 (m4) 017"])
+def test_a_number_without_its_set_prefix_resolves(sample_catalogue: Engine, line: str) -> None:
+    with Session(sample_catalogue) as session:
+        check = check_decklist(session=session, text=line + "\n", game="samsara")
+    assert "unknown_card" not in check.verdict.codes()
+    assert [(e.card.name, e.count, e.set_code, e.number) for e in check.deck.entries] == [
+        (check.pool.cards[check.deck.entries[0].card.id].name, 3, "M4", "M4-017")
+    ]
+
+
+def test_a_card_not_in_the_named_set_still_counts(sample_catalogue: Engine) -> None:
+    with Session(sample_catalogue) as session:
+        check = check_decklist(session=session, text="3 亚瑟王·圣剑之誓 (M4)\n", game="samsara")
+    assert check.verdict.counts["main"] == 3
+    assert [e.card.name for e in check.deck.entries] == ["亚瑟王·圣剑之誓"]
+
+
+ENGLISH = card("山岳拳王", "生物", faction="布罗布纳", name_en="Summit Fist Champion")
+GOBLIN = card("锅盖哥布林", "生物", faction="布罗布纳", name_en="Potlid Goblin")
+KF = pool("keyforge", [ENGLISH, GOBLIN])
+KF.pinyin.update({ENGLISH.id: ("shanyuequanwang", "syqw"), GOBLIN.id: ("guogaigebulin", "ggqbl")})
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["1 Summit Fist Champion", "1 summit fist champion", "1 SUMMIT  FIST CHAMPION", "1 shanyuequanwang", "1 syqw"],
+)
+def test_decklists_accept_every_name_search_accepts(line: str) -> None:
+    deck = check(line + "\n", KF, fmt("keyforge"))
+    assert "unknown_card" not in deck.codes()
+    assert deck.counts["main"] == 1

@@ -351,7 +351,7 @@ register_rulebook(
                 "军团(X) 以 X 代替 3，即使 X 小于 3；禁限卡表仍可再降低上限。只对战魂有效（“军团战魂能在卡组中最多放入"
                 "X张”）：其他种类的卡写了军团(X) 仍最多 3 张。",
                 "Legion(X) replaces 3 by X, even when X is below 3; a ban list can still lower it. It applies to "
-                "souls only (\"a legion soul may be put in the deck up to X times\"): another card with Legion(X) "
+                'souls only ("a legion soul may be put in the deck up to X times"): another card with Legion(X) '
                 "keeps the limit of 3.",
             ),
             Message(
