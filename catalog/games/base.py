@@ -182,6 +182,12 @@ class Keyword:
     explanation: str
     has_value: bool = False
     has_subject: bool = False
+    aliases: tuple[str, ...] = ()  # other spellings (魔抗 for 魔法抗性)
+
+    def words(self) -> tuple[str, ...]:
+        """Every spelling of the keyword that the importer and ``kw:`` accept alike (issue 12):
+        the Chinese word, the English word, the code and the aliases (folded when compared)."""
+        return tuple(dict.fromkeys((self.zh, self.en, self.kind, *self.aliases)))
 
 
 # The columns every game's CSV has (DESIGN §3).

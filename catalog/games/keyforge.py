@@ -85,7 +85,7 @@ KEYWORDS: tuple[Keyword, ...] = (
     Keyword("alpha", "先手", "Alpha", "只能在本回合还没有打出、使用或弃掉其他卡牌时打出。"),
     Keyword("omega", "终结", "Omega", "打出或使用后，本回合第三步结束。"),
 )
-_KEYWORD_LOOKUP = {fold(k.zh): k for k in KEYWORDS} | {fold(k.en): k for k in KEYWORDS}
+_KEYWORD_LOOKUP = {fold(w): k for k in KEYWORDS for w in k.words()}  # the words kw: accepts too
 _RE_KEYWORD = re.compile(r"^(?P<word>[^():：\d]+?)\s*(?:[(:：]\s*(?P<value>\d+)\s*\)?)?\s*(?P<bare>\d+)?$")
 
 
