@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 from collections.abc import Iterable, Mapping
@@ -28,6 +29,7 @@ class Vocabulary:
     """
 
     def __init__(self, terms: Mapping[str, Iterable[str]], *, english: Mapping[str, str] | None = None):
+        self.terms: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in terms.items()}
         self.canonical: tuple[str, ...] = tuple(terms)
         self.english: dict[str, str] = dict(english or {})
         self._lookup: dict[str, str] = {}
@@ -50,6 +52,14 @@ class Vocabulary:
 
     def __contains__(self, word: str) -> bool:
         return self.resolve(word) is not None
+
+    def extended(self, extra: Mapping[str, Iterable[str]]) -> Vocabulary:
+        """This vocabulary plus a catalogue's own words (manifest ``[vocabulary]``)."""
+        terms = {k: list(v) for k, v in self.terms.items()}
+        for word, aliases in extra.items():
+            terms.setdefault(word, [])
+            terms[word] += [a for a in aliases if a not in terms[word]]
+        return type(self)(terms, english=self.english)
 
     def describe(self) -> str:
         return "、".join(self.canonical)
@@ -213,9 +223,35 @@ class GameModule:
     keywords: tuple[Keyword, ...] = ()
     # rule kind → default parameters; the first kind is the game's default (DESIGN §5)
     rule_kinds: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    # vocabularies a catalogue may extend with its own words in the manifest's [vocabulary]
+    # table (attribute name → what it is called in messages); the seeds leave them open
+    open_lists: ClassVar[Mapping[str, str]] = {}
 
     def aliases(self) -> set[str]:
         return {self.name, self.name_en.lower(), fold(self.name)}
+
+    def with_vocabulary(self, vocabulary: Mapping[str, Any] | None) -> GameModule:
+        """This game as one catalogue speaks it: ``rarities`` (lowest → highest) replace the
+        ladder, the words of an open list (``houses``) are added to it. The module itself is
+        returned when there is nothing to change; equal vocabularies give the same object."""
+        if not vocabulary:
+            return self
+        key = repr(sorted((k, repr(v)) for k, v in vocabulary.items()))
+        cache = _VARIANTS.setdefault(id(self), {})
+        found = cache.get(key)
+        if found is None:
+            found = copy.copy(self)
+            rarities = vocabulary.get("rarities")
+            if rarities:
+                found.rarity = RarityLadder(tuple(str(r) for r in rarities))
+            for name in self.open_lists:
+                words = vocabulary.get(name)
+                if words:
+                    setattr(found, name, getattr(self, name).extended(words))
+            if len(cache) > 64:  # bounded: catalogues rarely change their words
+                cache.clear()
+            cache[key] = found
+        return found
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -297,6 +333,9 @@ class GameModule:
             if keyword.kind == kind:
                 return keyword
         return None
+
+
+_VARIANTS: dict[int, dict[str, GameModule]] = {}
 
 
 class RowErrors(Exception):

@@ -24,7 +24,7 @@ from sqlmodel import Session, col, select
 from catalog.errors import LunzangError, Message
 from catalog.games import GameModule
 from catalog.games.base import RowErrors
-from catalog.ingest.sources import Problem, Source, expand_paths, read_source
+from catalog.ingest.sources import Problem, Source, StoredVocabulary, expand_paths, read_source
 from catalog.models import (
     BanEntry,
     Card,
@@ -132,7 +132,8 @@ def import_catalogue(*, session: Session, paths: Iterable[Path], progress: Progr
 
 def _import(*, session: Session, paths: Iterable[Path], progress: Progress | None) -> ImportReport:
     folders, problems = expand_paths(list(paths))
-    sources = [read_source(path) for path in folders]
+    stored = _stored_vocabularies(session)
+    sources = [read_source(path, stored) for path in folders]
     report = ImportReport(rows=sum(len(s.rows) for s in sources))
     for source in sources:
         problems.extend(source.problems)
@@ -148,6 +149,17 @@ def _import(*, session: Session, paths: Iterable[Path], progress: Progress | Non
     if problems:
         raise ImportFailed(sorted(problems, key=lambda p: (p.file, p.line)))
     return report
+
+
+def _stored_vocabularies(session: Session) -> dict[str, StoredVocabulary]:
+    """Each imported game's declared words, and whether it has printings yet."""
+    found: dict[str, StoredVocabulary] = {}
+    for game in session.scalars(select(Game)):
+        has = session.execute(
+            select(Printing.id).join(CardSet, col(CardSet.id) == col(Printing.set_id)).where(CardSet.game_id == game.id)
+        ).first()
+        found[game.slug] = StoredVocabulary(dict(game.vocabulary or {}), has is not None)
+    return found
 
 
 def card_columns(parsed: dict[str, Any]) -> dict[str, Any]:
@@ -385,9 +397,11 @@ class _Planner:
     def write(self, report: ImportReport) -> None:
         session, game = self.session, self.game
         if self.game_row is None:
-            self.game_row = Game(slug=game.slug, name=game.name)
+            self.game_row = Game(slug=game.slug, name=game.name, vocabulary=dict(self.source.vocabulary))
             session.add(self.game_row)
             session.flush()
+        elif (self.game_row.vocabulary or {}) != self.source.vocabulary:
+            self.game_row.vocabulary = dict(self.source.vocabulary)  # a new dict: JSON change tracking
         game_id = self.game_row.id
         assert game_id is not None
 

@@ -17,6 +17,9 @@ class Game(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     slug: str = Field(max_length=32, unique=True)
     name: str = Field(max_length=64)
+    # the catalogue's own words (manifest ``[vocabulary]``, DESIGN §3): ``{"rarities": [...],
+    # "houses": {"蛮族": ["manzu"]}}``; empty = the game module's defaults
+    vocabulary: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
 
 
 class PackTemplate(SQLModel, table=True):
