@@ -1,11 +1,12 @@
 """Shared construction-rule machinery (DESIGN §5): decks, violations, verdicts, formats, rules.
 
 A construction rule is a small named object whose ``check`` returns :class:`Violation`s; a
-format is a list of rules plus parameters. Games register their rule sets here, from their
-own module (``register_rule_set``), so this module knows no game and names no card.
+format is a list of rules plus parameters. Each game assembles its own rule sets, rulebook and
+draw model in its package (``catalog/games/<game>/``) from the pieces here, so this module knows
+no game and names no card.
 
 Everything here is pure Python over in-memory snapshots (:class:`PoolCard`): no database,
-no Flask. Loading those snapshots is :mod:`catalog.decks`' job.
+no Flask. Loading those snapshots is :mod:`catalog.decks.check`' job.
 """
 
 from __future__ import annotations
@@ -234,7 +235,7 @@ class Rule(Protocol):
     def check(self, deck: Deck, fmt: FormatSpec) -> Iterable[Violation]: ...
 
 
-# ---------------------------------------------------------------------------- registry
+# ---------------------------------------------------------------------------- what a game assembles
 
 
 @dataclass(frozen=True)
@@ -246,29 +247,26 @@ class Rulebook:
     choices: tuple[Message, ...] = ()
 
 
-RULEBOOKS: dict[str, Rulebook] = {}
+@dataclass(frozen=True)
+class DrawModel:
+    """Opening hand size and cards drawn per turn; ``first_turn_draw`` False = no draw on turn 1."""
+
+    opening: int
+    per_turn: int = 1
+    first_turn_draw: bool = True
+    note: str = ""  # the seed's words, shown on the page
+    note_en: str = ""
+    set_aside: tuple[str, ...] = ()  # card types never shuffled into the deck (龍之弈 武器)
+
+    def seen_by_turn(self, turn: int) -> int:
+        draws = turn if self.first_turn_draw else max(turn - 1, 0)
+        return self.opening + draws * self.per_turn
 
 
-def register_rulebook(game: str, book: Rulebook) -> None:
-    RULEBOOKS[game] = book
-
-
-RULE_SETS: dict[str, dict[str, tuple[Rule, ...]]] = {}
-
-
-def register_rule_set(game: str, kind: str, rules: Sequence[Rule]) -> None:
-    """Declare the rules of one rule kind of a game (called by the game's module)."""
-    RULE_SETS.setdefault(game, {})[kind] = tuple(rules)
-
-
-def rule_set(game: str, kind: str) -> tuple[Rule, ...]:
-    return RULE_SETS.get(game, {}).get(kind, ())
-
-
-def evaluate(deck: Deck, fmt: FormatSpec, *, before: Sequence[Violation] = ()) -> Verdict:
-    """Run every rule of the format's kind; ``before`` holds resolution problems (unknown cards)."""
+def evaluate(deck: Deck, fmt: FormatSpec, rules: Sequence[Rule], *, before: Sequence[Violation] = ()) -> Verdict:
+    """Run ``rules`` (the format's kind, from its game); ``before`` holds resolution problems (unknown cards)."""
     violations = list(before)
-    for rule in rule_set(fmt.game, fmt.kind):
+    for rule in rules:
         violations.extend(rule.check(deck, fmt))
     return Verdict(game=deck.game, format=fmt.code, counts=deck.counts(), violations=violations)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from catalog.decklists import CardPool, parse_decklist
-from catalog.decks import check_parsed
+from catalog.decks.check import check_parsed
+from catalog.decks.lists import CardPool, parse_decklist
 from catalog.games import GAMES
 from catalog.rules import FormatSpec, PoolCard, Verdict
 from catalog.text import fold

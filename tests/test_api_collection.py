@@ -233,7 +233,7 @@ def test_a_body_over_the_request_limit_is_a_json_413(sample_app: Any, alice: Any
 
 
 def test_the_default_request_limit_is_above_the_scan_cap(sample_app: Any) -> None:
-    from catalog.scans import MAX_BYTES
+    from catalog.images.scans import MAX_BYTES
 
     assert MAX_BYTES < sample_app.config["MAX_CONTENT_LENGTH"] < MAX_BYTES * 1.2
 

@@ -47,7 +47,7 @@ def test_import_errors_exit_1_and_write_nothing(runner, engine: Engine, tmp_path
 
 def _lunzang(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "webapp.cli", *args],
+        [sys.executable, "-m", "webapp", *args],
         capture_output=True,
         text=True,
         env={**os.environ, **env},

@@ -14,9 +14,11 @@ from PIL import Image
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from catalog import deckimages, images, scans
 from catalog.db import transaction
-from catalog.decks import check_decklist
+from catalog.decks.check import check_decklist
+from catalog.images import decks as deckimages
+from catalog.images import faces as images
+from catalog.images import scans
 from catalog.models import Printing
 from catalog.rules import Verdict, Violation
 from tests.test_decks import legal_samsara_list

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from catalog.decklists import DecklistError, parse_decklist, resolve, write_json, write_text
+from catalog.decks.lists import DecklistError, parse_decklist, resolve, write_json, write_text
 from tests.deckkit import card, pool
 
 DRAGON = card("龍王", "战魂", sets=("M1", "G2"))
@@ -163,7 +163,7 @@ def test_json_deck_reads_like_text() -> None:
 def test_unreadable_json(text: str, expected: str | None) -> None:
     if text.startswith("["):
         with pytest.raises(DecklistError):
-            from catalog.decklists import from_json
+            from catalog.decks.lists import from_json
 
             from_json(json.loads(text))
         return
@@ -201,7 +201,7 @@ def test_text_and_json_round_trip() -> None:
     ],
 )
 def test_adjust_line(line: int, delta: int, expected: str | None) -> None:
-    from catalog.decklists import adjust_line
+    from catalog.decks.lists import adjust_line
 
     text = "名称: x\n3 龍王\n额外卡组:\n2 火之法力石\n"
     assert adjust_line(text, line, delta) == (expected or text)
@@ -216,7 +216,7 @@ def test_adjust_line(line: int, delta: int, expected: str | None) -> None:
     ],
 )
 def test_add_card(section: str, expected: str) -> None:
-    from catalog.decklists import add_card
+    from catalog.decks.lists import add_card
 
     assert add_card("名称: x\n3 龍王\n额外卡组:\n2 火之法力石\n", "小红帽", 2, section) == expected
     assert add_card("", "小红帽", 1, "main") == "主卡组:\n1 小红帽\n"

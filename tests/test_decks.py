@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from catalog.decks import DeckCheckError, check_decklist, load_pool
-from catalog.games.samsara_rules import copy_limit, is_extra_card
+from catalog.decks.check import DeckCheckError, check_decklist, load_pool
+from catalog.games.samsara.rules import copy_limit, is_extra_card
 from tests.deckkit import fmt
 
 BANNED = ("虚华·空暝之主", "绝闪·龙皇降临", "亚瑟王·圣剑之誓")
@@ -118,7 +118,7 @@ def test_other_games_against_the_sample(sample_catalogue: Engine) -> None:
 def test_json_and_text_give_the_same_verdict(sample_catalogue: Engine) -> None:
     text = legal_samsara_list(sample_catalogue) + "1 虚华·空暝之主\n"
     from_text = run(sample_catalogue, text, format_code="m8")
-    from catalog.decklists import write_json
+    from catalog.decks.lists import write_json
 
     as_json = json.dumps(write_json(from_text.deck), ensure_ascii=False)
     from_json = run(sample_catalogue, as_json, format_code="m8")

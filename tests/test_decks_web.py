@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from catalog.deckstats import DrawModel, p_at_least_one
+from catalog.decks.stats import p_at_least_one
+from catalog.rules import DrawModel
 from tests.test_decks import legal_samsara_list
 
 
@@ -150,3 +151,24 @@ def test_working_deck_is_kept_in_the_session(sample_app: Any) -> None:
     assert "list=" in other.headers["Location"] and "%E5%B0%8F%E7%BA%A2%E5%B8%BD" not in other.headers["Location"]
     client.get("/decks", query_string={"clear": "1"})
     assert "3 小红帽·森林歌者" not in client.get("/decks").get_data(as_text=True)
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [
+        ("/cards?q=swk", "/cards?q=swk"),
+        ("https://evil.example/", "/decks"),
+        ("//evil.example/", "/decks"),
+        ("/\\evil.example", "/decks"),
+        # browsers drop tabs and newlines from URLs: "/\t/evil.example" is "//evil.example" to them
+        ("/\t/evil.example", "/decks"),
+        ("/\n/evil.example", "/decks"),
+        ("javascript:alert(1)", "/decks"),
+        ("", "/decks"),
+    ],
+)
+def test_working_deck_edits_go_back_to_local_paths_only(client: Any, target: str, expected: str) -> None:
+    form = {"game": "samsara", "name": "孙悟空", "action": "add", "next": target}
+    response = client.post("/decks/working", data=form)
+    assert response.status_code == 302
+    assert response.headers["Location"] == expected

@@ -5,11 +5,12 @@ from typing import Any
 import pytest
 
 from catalog.games import GAMES, get_game
-from catalog.games.base import FieldError, RowErrors
+from catalog.games.base import FieldError, RowErrors, UnknownRuleKind
 from catalog.games.keyforge import KEYFORGE
-from catalog.games.keyforge import parse_keyword as kf_keyword
+from catalog.games.keyforge.vocabulary import parse_keyword as kf_keyword
 from catalog.games.longzhiyi import LONGZHIYI
-from catalog.games.samsara import ATTRIBUTES, SAMSARA, parse_cost, parse_keyword
+from catalog.games.samsara import SAMSARA
+from catalog.games.samsara.vocabulary import ATTRIBUTES, parse_cost, parse_keyword
 from catalog.games.zhutian import ZHUTIAN
 
 
@@ -238,3 +239,20 @@ def test_keyforge_non_creature_power_zero_is_no_power() -> None:
     assert parsed.card["attack"] is None
     assert parsed.card["faction"] == "布罗布纳"
     assert parsed.card["extra"] == {"amber": 1}
+
+
+@pytest.mark.parametrize("slug", sorted(GAMES))
+def test_every_rule_kind_of_every_game_has_rules(slug: str) -> None:
+    """A kind without rules would pass every deck as legal: each game assembles all of its kinds."""
+    game = GAMES[slug]
+    assert game.rule_kinds, f"{slug} declares no rule kind"
+    assert set(game.rule_sets) == set(game.rule_kinds)
+    for kind in game.rule_kinds:
+        rules = game.rule_set(kind)
+        assert rules, f"{slug} rule kind {kind} has no rules"
+        assert {"banned", "legal_sets"} <= {rule.name for rule in rules}  # the shared rules, in every kind
+
+
+def test_an_unknown_rule_kind_is_an_error_not_an_empty_rule_set() -> None:
+    with pytest.raises(UnknownRuleKind, match="samsara has no rules for the rule kind 'archon'"):
+        SAMSARA.rule_set("archon")

@@ -12,8 +12,8 @@ from PIL import Image, ImageChops
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from catalog import images
 from catalog.games import GAMES
+from catalog.images import faces as images
 from catalog.models import Card, CardSet, Printing
 from tests.conftest import REALDATA, SAMPLE
 

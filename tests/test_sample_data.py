@@ -7,7 +7,8 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from catalog.games.samsara import KEYWORDS, SAMSARA
+from catalog.games.samsara import SAMSARA
+from catalog.games.samsara.vocabulary import KEYWORDS
 from catalog.models import Card, CardKeyword, CardSet, Format, Game, Printing
 
 EL_SETS = ["S8", "S9", "S10", "S12", "S13", *(f"M{i}" for i in range(1, 15)), "G1", "G2", "P1", "P2", "P3"]

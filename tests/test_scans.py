@@ -12,8 +12,9 @@ from PIL import Image
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from catalog import images, scans
 from catalog.db import transaction
+from catalog.images import faces as images
+from catalog.images import scans
 from catalog.models import Printing, PrintingScan
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)

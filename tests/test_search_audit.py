@@ -131,7 +131,8 @@ def test_the_importer_and_search_share_one_keyword_vocabulary(catalogue: Engine)
 def test_every_keyword_word_is_accepted_by_the_importer_and_by_search() -> None:
     """Walk each game's keyword vocabulary: every word (Chinese, English, code, alias) is read
     by the importer of that game and by ``kw:`` to the same keyword."""
-    from catalog.games import keyforge, samsara
+    from catalog.games.keyforge import vocabulary as keyforge
+    from catalog.games.samsara import vocabulary as samsara
 
     parsers = {"samsara": samsara.parse_keyword, "keyforge": keyforge.parse_keyword}
     walked = 0

@@ -1,4 +1,6 @@
-"""The ``lunzang`` command line: a Flask CLI group, a thin caller of catalog/ use cases."""
+"""The ``lunzang`` commands: init-db, import, demo, serve here, and each blueprint's own (its
+``cli.py``), attached to the app by :func:`register`. The ``lunzang`` program itself is
+:mod:`webapp.__main__`."""
 
 from __future__ import annotations
 
@@ -6,57 +8,29 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from functools import wraps
 from pathlib import Path
-from typing import Any
 
 import click
 from flask import Flask, current_app
-from flask.cli import FlaskGroup, with_appcontext
+from flask.cli import with_appcontext
 
 from catalog import db as catalog_db
-from catalog.errors import LunzangError
 from catalog.ingest import ImportFailed, ImportReport, import_catalogue
+from webapp.auth.cli import user
+from webapp.cards.cli import images_group, render_command, search_command
+from webapp.cli_support import friendly
+from webapp.collection.cli import collection
 from webapp.db import get_engine
-
-
-def friendly(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Domain errors become one clear line on stderr and exit status 2, never a traceback."""
-
-    @wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return command(*args, **kwargs)
-        except ImportFailed:
-            raise
-        except LunzangError as error:
-            click.echo(f"错误：{error.message.zh}", err=True)
-            sys.exit(2)
-
-    return wrapper
-
-
-@click.group(cls=FlaskGroup, create_app=lambda: create_app(), add_version_option=False)
-def cli() -> None:
-    """轮藏 Lunzang：中文集换式卡牌数据库与收藏管理。"""
+from webapp.decks.cli import deck
+from webapp.packs.cli import packs
 
 
 def register(app: Flask) -> None:
     """Attach the commands to ``app.cli`` (so the test runner and ``lunzang`` both see them)."""
-    from webapp.cards.cli import images_group, render_command, search_command
-    from webapp.packs.cli import packs
-
     for command in (init_db, import_command, demo, serve, packs, search_command, render_command, images_group):
         app.cli.add_command(command)
-    from webapp.decks.cli import deck
-
-    app.cli.add_command(deck)
-    from webapp.auth.cli import user
-
-    app.cli.add_command(user)
-    from webapp.collection.cli import collection
-
-    app.cli.add_command(collection)
+    for group in (deck, user, collection):
+        app.cli.add_command(group)
 
 
 @click.command("init-db")
@@ -171,7 +145,7 @@ def demo() -> None:
 @friendly
 def demo_synth(count: int, out: Path, seed: int) -> None:
     """生成 N 张印刷的合成永恒之轮目录（导入格式，可重复生成），用于压测。"""
-    from catalog.synth import write_synthetic_catalogue
+    from catalog.ingest.synth import write_synthetic_catalogue
 
     folder = write_synthetic_catalogue(out, printings=count, seed=seed)
     click.echo(f"已生成 {count} 张印刷：{folder}")
@@ -186,17 +160,3 @@ def serve(host: str, port: int, workers: int) -> None:
     env = dict(os.environ, LUNZANG_ENV="production")
     args = [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--bind", f"{host}:{port}", "webapp.wsgi:app"]
     os.execvpe(args[0], args, env)
-
-
-def main() -> None:
-    cli.main(prog_name="lunzang")
-
-
-def create_app() -> Flask:
-    from webapp import create_app as factory
-
-    return factory()
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()

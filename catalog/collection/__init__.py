@@ -1,4 +1,4 @@
-"""Collections (issue 6): items, the ledger, CSV import/export, wants and haves, views, saved decks.
+"""Collections (issue 6): items, the ledger, CSV import/export, wants and haves, views.
 
 Quantities change only through :mod:`catalog.collection.ledger`; every other module here goes
 through it. The modules, split along the domain:
@@ -9,8 +9,9 @@ through it. The modules, split along the domain:
 - ``resolve``: set + number / name → printing, in bulk;
 - ``csvio`` / ``imports``: reading, importing, undoing and exporting CSV files;
 - ``wants``: want list, have list, the keep-N rule;
-- ``views``: totals, set completion, the item list, history;
-- ``decks``: saved decks and what the collection covers of them.
+- ``views``: totals, set completion, the item list, history.
+
+Saved decks live with the other deck code, in :mod:`catalog.decks.saved`.
 """
 
 from catalog.collection.csvio import CollectionFileError, CsvProblem, export_collection

@@ -118,6 +118,7 @@ class CollectionFileError(LunzangError):
     """The file cannot be imported: every problem found, nothing written."""
 
     code = "invalid_csv"
+    status = 422
 
     def __init__(self, problems: list[CsvProblem]) -> None:
         first = problems[0]
@@ -128,6 +129,9 @@ class CollectionFileError(LunzangError):
         )
         super().__init__(summary)
         self.problems = problems
+
+    def extra_json(self) -> dict[str, Any]:
+        return {"details": [p.to_json() for p in self.problems]}
 
 
 def _refuse(zh: str, en: str) -> CollectionFileError:

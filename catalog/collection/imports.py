@@ -37,6 +37,7 @@ PREVIEW_LIMIT = 1000  # changes listed in a report (the totals count them all)
 
 class ImportNotFound(LunzangError):
     code = "not_found"
+    status = 404
 
 
 @dataclass

@@ -43,12 +43,14 @@ class NegativeQuantity(LunzangError):
     """The change would take a quantity below zero: nothing was changed."""
 
     code = "negative_quantity"
+    status = 409
 
 
 class BadTradeQuantity(LunzangError):
     """The quantity for trade would be negative or above the quantity owned."""
 
     code = "bad_for_trade"
+    status = 409
 
 
 @dataclass(frozen=True)

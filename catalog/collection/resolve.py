@@ -23,6 +23,7 @@ class UnknownPrinting(LunzangError):
     """The set, number or name names no printing (or several)."""
 
     code = "unknown_printing"
+    status = 404
 
     def __init__(self, message: Message, column: str = "number") -> None:
         super().__init__(message)

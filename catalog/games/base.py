@@ -5,11 +5,12 @@ from __future__ import annotations
 import copy
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from catalog.errors import Message
+from catalog.rules import DrawModel, Rule, Rulebook
 from catalog.text import fold
 
 
@@ -205,8 +206,25 @@ COMMON_REQUIRED = ("set", "number", "name", "rarity", "type", "text")
 COMMON_OPTIONAL = ("subtype", "flavor", "illustrator", "image")
 
 
+@dataclass(frozen=True)
+class JsonFormat:
+    """A JSON card-data file a game reads besides the CSV folders (e.g. KeyForge community data)."""
+
+    name: Message  # what the format is, for "not …" messages: "the … format (needs …)"
+    recognises: Callable[[Any], bool]  # parsed JSON → is it this format?
+    set_header: Callable[[Mapping[str, Any]], dict[str, Any]]  # → a manifest ``[[sets]]`` entry
+    rows: Callable[[Mapping[str, Any]], list[tuple[int, dict[str, str]]]]  # → (card index, CSV row)
+
+
+class UnknownRuleKind(LookupError):
+    """A game was asked for the rules of a kind it does not have: a programming error, never a
+    silent "no rules" (which would pass every deck as legal)."""
+
+
 class GameModule:
-    """Everything particular to one game. Subclasses set the vocabulary and parse their columns.
+    """Everything particular to one game. Subclasses set the vocabulary and parse their columns;
+    the game's package (``catalog/games/<game>/__init__.py``) assembles the instance with its
+    rule sets, rulebook and draw model.
 
     ``parse_row`` turns one CSV row into a :class:`ParsedCard` or raises :class:`RowErrors`
     listing every bad cell, so the importer can report all problems at once.
@@ -226,6 +244,26 @@ class GameModule:
     # vocabularies a catalogue may extend with its own words in the manifest's [vocabulary]
     # table (attribute name → what it is called in messages); the seeds leave them open
     open_lists: ClassVar[Mapping[str, str]] = {}
+
+    def __init__(
+        self,
+        *,
+        rule_sets: Mapping[str, Sequence[Rule]] | None = None,
+        rulebook: Rulebook | None = None,
+        draw_model: DrawModel | None = None,
+        json_format: JsonFormat | None = None,
+    ) -> None:
+        self.rule_sets: dict[str, tuple[Rule, ...]] = {kind: tuple(rules) for kind, rules in (rule_sets or {}).items()}
+        self.rulebook = rulebook  # what the rules page says; None = the game has no rules page
+        self.draw_model = draw_model  # None: no odds table (the seed does not say what is seen)
+        self.json_format = json_format  # None: the game is read from CSV folders only
+
+    def rule_set(self, kind: str) -> tuple[Rule, ...]:
+        """The rules of one of the game's rule kinds; :class:`UnknownRuleKind` for any other."""
+        try:
+            return self.rule_sets[kind]
+        except KeyError:
+            raise UnknownRuleKind(f"{self.slug} has no rules for the rule kind {kind!r}") from None
 
     def aliases(self) -> set[str]:
         return {self.name, self.name_en.lower(), fold(self.name)}

@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from catalog.errors import Message
-from catalog.games import GameModule, get_game
+from catalog.games import GAMES, GameModule, get_game
 from catalog.games.base import COMMON_REQUIRED
-from catalog.games.keyforge import community_rows, community_set, looks_like_community_json
 from catalog.text import fold
 
 SET_KINDS = ("starter", "booster", "theme", "collection")
@@ -142,9 +141,10 @@ def read_source(path: Path, stored: dict[str, StoredVocabulary] | None = None) -
     database (updated here when the manifest declares one, so later sources agree with it)."""
     if path.is_file():
         if path.suffix.lower() == ".json":
-            source = read_community_json(path)
-            known = (stored or {}).get("keyforge")
+            source = read_json_catalogue(path)
+            known = (stored or {}).get(source.game.slug) if source.game is not None else None
             if source.game is not None and known is not None and known.vocabulary:
+                # the game's stored words (a declared ladder, extra houses) hold for its JSON files too
                 source.vocabulary = dict(known.vocabulary)
                 source.game = source.game.with_vocabulary(known.vocabulary)
             return source
@@ -242,8 +242,8 @@ def read_folder(folder: Path, stored: dict[str, StoredVocabulary] | None = None)
         problem_at(
             lines.key(1, "game"),
             "game",
-            f"未知的游戏「{game_slug}」，可用：samsara、longzhiyi、zhutian、keyforge",
-            f"unknown game {game_slug!r}; known: samsara, longzhiyi, zhutian, keyforge",
+            f"未知的游戏「{game_slug}」，可用：{'、'.join(GAMES)}",
+            f"unknown game {game_slug!r}; known: {', '.join(GAMES)}",
         )
         return source
     source.sample = bool(manifest.get("sample", False))
@@ -703,12 +703,10 @@ def _read_csv(path: Path, game: GameModule, source: Source) -> None:
         )
 
 
-def read_community_json(path: Path) -> Source:
-    """A KeyForge community card-data file (one set) as a Source of the keyforge game."""
-    from catalog.games.keyforge import KEYFORGE
-
+def read_json_catalogue(path: Path) -> Source:
+    """A JSON card-data file (one set) in a format some game reads (KeyForge community data)."""
     display = str(path)
-    source = Source(display, KEYFORGE)
+    source = Source(display, None)
     text, problem = _decode(path.read_bytes(), display)
     if problem or text is None:
         source.problems.append(problem)  # type: ignore[arg-type]
@@ -725,20 +723,23 @@ def read_community_json(path: Path) -> Source:
             )
         )
         return source
-    if not looks_like_community_json(data):
+    formats = [(game, game.json_format) for game in GAMES.values() if game.json_format is not None]
+    found = next(((game, fmt) for game, fmt in formats if fmt.recognises(data)), None)
+    if found is None:
         source.problems.append(
             Problem(
                 display,
                 1,
                 "-",
                 Message(
-                    "不是 KeyForge 社区卡牌数据格式（需要 code 与 cards[]）",
-                    "not the KeyForge community card-data format (needs code and cards[])",
+                    "不是 " + "，也不是 ".join(fmt.name.zh for _, fmt in formats),
+                    "not " + ", nor ".join(fmt.name.en for _, fmt in formats),
                 ),
             )
         )
         return source
-    header = community_set(data)
+    source.game, json_format = found
+    header = json_format.set_header(data)
     source.sets.append(
         SetSpec(
             header["code"],
@@ -753,7 +754,7 @@ def read_community_json(path: Path) -> Source:
         )
     )
     card_lines = [n for n, line in enumerate(text.splitlines(), start=1) if re.match(r'^\s*"number"\s*:', line)]
-    rows = community_rows(data)
+    rows = json_format.rows(data)
     for index, values in rows:
         line = card_lines[index - 1] if len(card_lines) == len(rows) else index
         source.rows.append(Row(display, line, values))

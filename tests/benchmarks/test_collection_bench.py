@@ -32,8 +32,8 @@ from catalog import db as catalog_db
 from catalog.collection import export_collection, import_collection, undo_import
 from catalog.collection.grades import CONDITIONS, LANGUAGES
 from catalog.ingest import import_catalogue
+from catalog.ingest.synth import write_synthetic_catalogue
 from catalog.models import CardSet, Printing, User
-from catalog.synth import write_synthetic_catalogue
 
 PRINTINGS = int(os.environ.get("BENCH_PRINTINGS", "100000"))
 ROWS = int(os.environ.get("BENCH_ROWS", "100000"))

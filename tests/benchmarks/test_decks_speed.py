@@ -15,9 +15,9 @@ import time
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from catalog.decklists import parse_decklist
-from catalog.decks import check_parsed, load_format, load_pool
-from catalog.games.samsara_rules import _castable, is_extra_card
+from catalog.decks.check import check_parsed, load_format, load_pool
+from catalog.decks.lists import parse_decklist
+from catalog.games.samsara.rules import _castable, is_extra_card
 from catalog.text import fold
 
 DECKS = 1000

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from sqlmodel import Session, col, select
 
-from catalog import images
 from catalog.games import GAMES
+from catalog.images import faces as images
 from catalog.models import Card, CardSet, Game, Printing
 
 
@@ -71,8 +71,8 @@ def test_warm_grid_of_60(sample_app, client) -> None:  # type: ignore[no-untyped
 
 def test_deck_image_and_proxy_pdf(sample_catalogue, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """3. A deck image (cold face cache) and a 60-card proxy PDF of 20 distinct cards."""
-    from catalog import deckimages
-    from catalog.decks import check_decklist
+    from catalog.decks.check import check_decklist
+    from catalog.images import decks as deckimages
     from tests.test_decks import legal_samsara_list
 
     text = legal_samsara_list(sample_catalogue)

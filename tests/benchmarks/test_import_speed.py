@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine, make_url
 
 from catalog import db as catalog_db
 from catalog.ingest import ImportReport, import_catalogue
-from catalog.synth import write_synthetic_catalogue
+from catalog.ingest.synth import write_synthetic_catalogue
 
 PRINTINGS = int(os.environ.get("BENCH_PRINTINGS", "100000"))
 SERVER_URL = os.environ.get("BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")

@@ -20,7 +20,7 @@ from sqlmodel import Session
 
 from catalog import db as catalog_db
 from catalog.ingest import import_catalogue
-from catalog.synth import write_synthetic_catalogue
+from catalog.ingest.synth import write_synthetic_catalogue
 
 PRINTINGS = int(os.environ.get("BENCH_PRINTINGS", "100000"))
 REPEAT = int(os.environ.get("BENCH_REPEAT", "7"))

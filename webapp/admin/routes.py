@@ -1,4 +1,4 @@
-"""Thin views over catalog.scans: upload a printing's scan, remove it (admins only).
+"""Thin views over catalog.images.scans: upload a printing's scan, remove it (admins only).
 
 Anonymous visitors are sent to sign in; signed-in users without the ``admin`` role get 403.
 An upload is read with ``read_limited`` (at most the 20 MB cap + 1 byte) and checked by
@@ -16,13 +16,12 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
-from catalog import scans
 from catalog.errors import LunzangError
 from catalog.games import GAMES
+from catalog.images import scans
 from webapp.admin import bp
-from webapp.auth import utcnow
-from webapp.cards.images import scan_dir
 from webapp.db import get_session
+from webapp.helpers import scan_dir, utcnow
 
 
 def admin_required(view: Callable[..., Any]) -> Callable[..., Any]:

@@ -12,6 +12,7 @@ from flask import Blueprint, jsonify
 from werkzeug.exceptions import HTTPException
 
 from catalog.errors import LunzangError
+from webapp.errors import domain_error_json, error_body
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
@@ -24,10 +25,6 @@ class ApiError(Exception):
         self.status, self.code, self.message, self.message_en, self.extra = status, code, message, message_en, extra
 
 
-def error_body(code: str, message: str, message_en: str, **extra: Any) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message, "message_en": message_en, **extra}}
-
-
 @bp.errorhandler(ApiError)
 def _api_error(error: ApiError) -> Any:
     response = jsonify(error_body(error.code, error.message, error.message_en, **error.extra))
@@ -38,8 +35,7 @@ def _api_error(error: ApiError) -> Any:
 
 @bp.errorhandler(LunzangError)
 def _domain_error(error: LunzangError) -> Any:
-    status = 503 if error.code == "configuration" else 400
-    return jsonify(error_body(error.code, error.message.zh, error.message.en)), status
+    return domain_error_json(error)
 
 
 @bp.errorhandler(HTTPException)

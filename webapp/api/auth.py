@@ -17,8 +17,8 @@ from catalog.accounts import user_for_token
 from catalog.models import User
 from webapp.api import ApiError, bp
 from webapp.api.openapi import PATHS, SCHEMAS, SECURITY_SCHEMES
-from webapp.auth import utcnow
 from webapp.db import get_session
+from webapp.helpers import utcnow
 
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 

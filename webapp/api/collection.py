@@ -8,51 +8,28 @@ transaction back before the JSON answer, so a refused change leaves nothing behi
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from flask import Response, jsonify, request
 
 from catalog.collection import (
-    BadGrade,
-    CollectionFileError,
-    NegativeQuantity,
-    UnknownPrinting,
     change_item,
     export_collection,
     import_collection,
 )
 from catalog.collection.csvio import MAX_BYTES, PRESETS
 from catalog.collection.imports import MODES
-from catalog.collection.items import MAX_DELTA, BadDelta
+from catalog.collection.items import MAX_DELTA
 from catalog.collection.views import MAX_PER_PAGE, collection_page, history
-from catalog.errors import LunzangError
 from catalog.search import QueryError, printing_ids_matching
 from webapp.api import ApiError, bp
 from webapp.api.auth import api_user, require_api_user
 from webapp.api.cards import _int_arg, query_error_body
 from webapp.api.openapi import PATHS, SCHEMAS
-from webapp.auth import utcnow
-from webapp.db import discard_session, get_session
+from webapp.db import get_session
+from webapp.helpers import utcnow
 
 PER_PAGE = 100
-STATUS = {UnknownPrinting: 404, BadGrade: 400, BadDelta: 400, NegativeQuantity: 409}
-
-
-@contextmanager
-def domain_errors() -> Iterator[None]:
-    """Domain errors as JSON answers (404 / 400 / 409 / 422), the transaction rolled back."""
-    try:
-        yield
-    except CollectionFileError as error:
-        discard_session()
-        details = [p.to_json() for p in error.problems]
-        raise ApiError(422, error.code, error.message.zh, error.message.en, details=details) from error
-    except LunzangError as error:
-        discard_session()
-        status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 400)
-        raise ApiError(status, error.code, error.message.zh, error.message.en) from error
 
 
 def _bad(message: str, message_en: str) -> ApiError:
@@ -137,19 +114,18 @@ def change_collection_item() -> Any:
             f"delta 必须是 -{MAX_DELTA} 到 {MAX_DELTA} 之间的整数", f"delta must be a whole number within ±{MAX_DELTA}"
         )
     assert user.id is not None
-    with domain_errors():
-        result = change_item(
-            session=get_session(),
-            user_id=user.id,
-            set_code=set_code,
-            number=number,
-            delta=delta,
-            condition=_optional_text(body, "condition"),
-            language=_optional_text(body, "language"),
-            finish=_optional_text(body, "finish"),
-            game=_optional_text(body, "game"),
-            now=utcnow(),
-        )
+    result = change_item(
+        session=get_session(),
+        user_id=user.id,
+        set_code=set_code,
+        number=number,
+        delta=delta,
+        condition=_optional_text(body, "condition"),
+        language=_optional_text(body, "language"),
+        finish=_optional_text(body, "finish"),
+        game=_optional_text(body, "game"),
+        now=utcnow(),
+    )
     return jsonify({**result.to_json(), "rarity": result.printing.rarity})
 
 
@@ -176,16 +152,15 @@ def import_collection_csv() -> Any:
     dry_run = _flag("dry_run")
     data, filename = _upload()
     assert user.id is not None
-    with domain_errors():
-        report = import_collection(
-            session=get_session(),
-            user_id=user.id,
-            data=data,
-            filename=filename,
-            mode=mode,
-            dry_run=dry_run,
-            now=utcnow(),
-        )
+    report = import_collection(
+        session=get_session(),
+        user_id=user.id,
+        data=data,
+        filename=filename,
+        mode=mode,
+        dry_run=dry_run,
+        now=utcnow(),
+    )
     return jsonify(report.to_json())
 
 
@@ -195,8 +170,7 @@ def export_collection_csv() -> Any:
     user = api_user()
     preset = request.args.get("preset", "lunzang")
     assert user.id is not None
-    with domain_errors():
-        text = export_collection(session=get_session(), user_id=user.id, preset=preset)
+    text = export_collection(session=get_session(), user_id=user.id, preset=preset)
     filename = f"lunzang-collection-{preset}.csv"
     return Response(
         text,

@@ -7,8 +7,8 @@ from typing import Any
 
 from flask import jsonify, request
 
-from catalog.decklists import DecklistError, write_json
-from catalog.decks import check_decklist
+from catalog.decks.check import check_decklist
+from catalog.decks.lists import DecklistError, write_json
 from webapp.api import ApiError, bp
 from webapp.api.openapi import PATHS, SCHEMAS
 from webapp.db import get_session

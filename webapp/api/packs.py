@@ -11,8 +11,8 @@ from catalog.collection.openings import OpeningAlreadyAdded, add_opening_once, o
 from webapp.api import ApiError, bp
 from webapp.api.auth import api_user
 from webapp.api.openapi import PATHS, SCHEMAS
-from webapp.auth import utcnow
 from webapp.db import discard_session, get_session
+from webapp.helpers import utcnow
 
 
 def _text(body: dict[str, Any], key: str, default: str | None = None) -> str | None:

@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from flask import Blueprint, current_app
 
 bp = Blueprint("auth", __name__)
-
-
-def utcnow() -> datetime:
-    """Now, as the aware UTC the tables store."""
-    return datetime.now(UTC)
 
 
 def hash_method() -> str | None:

@@ -14,14 +14,10 @@ from catalog import accounts
 from catalog import db as catalog_db
 from catalog.errors import ConfigurationError, Message
 from catalog.models import ROLES
-from webapp.auth import hash_method, utcnow
+from webapp.auth import hash_method
+from webapp.cli_support import friendly
 from webapp.db import get_engine
-
-
-def _friendly(command):  # type: ignore[no-untyped-def]
-    from webapp.cli import friendly  # the shared wrapper: domain error → Chinese line, exit 2
-
-    return friendly(command)
+from webapp.helpers import utcnow
 
 
 def _engine():  # type: ignore[no-untyped-def]
@@ -52,7 +48,7 @@ def user() -> None:
     "--role", type=click.Choice(ROLES), default="user", show_default=True, help="角色：user、organizer 或 admin。"
 )
 @with_appcontext
-@_friendly
+@friendly
 def create(name: str, role: str) -> None:
     """创建用户 NAME。密码从标准输入读取（非终端时，读第一行），否则提示输入两次。"""
     password = _read_password()
@@ -66,7 +62,7 @@ def create(name: str, role: str) -> None:
 @user.command("password")
 @click.argument("name")
 @with_appcontext
-@_friendly
+@friendly
 def password(name: str) -> None:
     """为用户 NAME 设置新密码（读取方式同 create）；该用户所有已登录的会话随之失效。"""
     new_password = _read_password()
@@ -80,7 +76,7 @@ def password(name: str) -> None:
 @click.argument("name")
 @click.option("--name", "label", default="", help="令牌名称，便于在账号页面区分（例如“脚本”）。")
 @with_appcontext
-@_friendly
+@friendly
 def token(name: str, label: str) -> None:
     """为用户 NAME 签发新的 API 令牌并打印（只显示这一次；可在账号页面吊销）。"""
     with catalog_db.transaction(_engine()) as session:
@@ -93,7 +89,7 @@ def token(name: str, label: str) -> None:
 @click.argument("name")
 @click.argument("role")
 @with_appcontext
-@_friendly
+@friendly
 def role(name: str, role: str) -> None:
     """把用户 NAME 的角色设为 ROLE（user、organizer、admin）。"""
     with catalog_db.transaction(_engine()) as session:
@@ -104,7 +100,7 @@ def role(name: str, role: str) -> None:
 
 @user.command("list")
 @with_appcontext
-@_friendly
+@friendly
 def list_command() -> None:
     """列出所有用户：用户名、角色、注册时间。"""
     with catalog_db.transaction(_engine()) as session:

@@ -11,43 +11,27 @@ when that attempt carries the right password. Registration: 10 new accounts an h
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
 from flask import abort, flash, g, make_response, redirect, render_template, request, url_for
-from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user, login_required, login_user, logout_user
 
 from catalog import accounts
 from catalog.errors import LunzangError
 from catalog.models import User
-from webapp.auth import bp, hash_method, utcnow
+from webapp.auth import bp, hash_method
 from webapp.auth.forms import ChangePasswordForm, ConfirmForm, ListsPublicForm, LoginForm, RegisterForm, TokenForm
 from webapp.db import get_session
 from webapp.extensions import client_address, limiter
+from webapp.helpers import localized, safe_next, utcnow
 
 SIGN_IN_PER_NAME = "5 per minute"
 SIGN_IN_PER_ADDRESS = "20 per minute"
 REGISTER_PER_ADDRESS = "10 per hour"
 
 
-def localized(error: LunzangError) -> str:
-    """A domain error's message in the interface language."""
-    return error.message.en if str(get_locale()) == "en" else error.message.zh
-
-
 def role_names() -> dict[str, str]:
     return {"user": _("普通用户"), "organizer": _("组织者"), "admin": _("管理员")}
-
-
-def safe_next(target: str | None) -> str | None:
-    """``target`` when it is a path on this site, else None (no open redirect)."""
-    if not target or not target.startswith("/") or target.startswith(("//", "/\\")):
-        return None
-    parts = urlsplit(target)
-    if parts.scheme or parts.netloc or any(ch in target for ch in "\r\n\\"):
-        return None
-    return target
 
 
 def _sign_in_key() -> str:

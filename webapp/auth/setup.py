@@ -1,13 +1,9 @@
-"""Attach Flask-Login, CSRF protection and the rate limiter to the app, with Chinese error pages."""
+"""Attach Flask-Login, CSRF protection and the rate limiter to the app (their error pages: webapp.errors)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from flask import Flask, jsonify, render_template, request
+from flask import Flask
 from flask_babel import lazy_gettext as _  # lazy: login_message is set once, shown per request
-from flask_limiter.errors import RateLimitExceeded
-from flask_wtf.csrf import CSRFError
 from sqlalchemy.exc import DBAPIError
 
 from catalog.errors import ConfigurationError
@@ -42,23 +38,3 @@ def init_auth(app: Flask) -> None:
     login_manager.localize_callback = str  # flash the message in the visitor's language, as plain text
     csrf.init_app(app)
     limiter.init_app(app)
-
-    @app.errorhandler(CSRFError)
-    def csrf_failed(error: CSRFError) -> Any:
-        message = str(_("表单已过期或缺少安全令牌：请返回上一页，刷新后再提交。"))
-        if request.path.startswith("/api/"):
-            from webapp.api import error_body
-
-            return jsonify(error_body("csrf", message, "the form's CSRF token is missing or invalid")), 400
-        return render_template("error.html", title=_("无法提交表单"), message=message), 400
-
-    @app.errorhandler(RateLimitExceeded)
-    def too_many(error: RateLimitExceeded) -> Any:
-        # The Retry-After header says how long (RATELIMIT_HEADERS_ENABLED).
-        message = str(_("尝试次数过多，请稍后再试。"))
-        if request.path.startswith("/api/"):
-            from webapp.api import error_body
-
-            body = error_body("rate_limited", message, f"too many attempts, try again later ({error.description})")
-            return jsonify(body), 429
-        return render_template("error.html", title=_("请求过于频繁"), message=message), 429

@@ -112,8 +112,9 @@ def _width(text: str) -> int:
 @with_appcontext
 def render_command(card: str, game_slug: str, out: Path, size: str) -> None:
     """把一张卡的卡面画成 PNG。CARD 是卡名（简繁、全半角均可）或收藏编号；出错时退出码为 2。"""
-    from catalog import browse, images
+    from catalog import browse
     from catalog.games import get_game
+    from catalog.images import faces as images
 
     if size not in images.SIZES:
         click.echo(f"错误：未知的尺寸「{size}」，可用：{'、'.join(images.SIZES)}", err=True)
@@ -144,7 +145,7 @@ def images_group() -> None:
 
 
 def _scan_store() -> Path:
-    from webapp.cards.images import scan_dir
+    from webapp.helpers import scan_dir
 
     return scan_dir()
 
@@ -162,8 +163,8 @@ def _now() -> datetime:
 def images_add(printing: str, file: Path, game: str | None, set_code: str | None) -> None:
     """把 FILE（JPEG、PNG 或 WebP）设为收藏编号 PRINTING（如 M4-001）的卡图。出错时退出码为 2，不保存任何东西。"""
     from catalog import db as catalog_db
-    from catalog import scans
     from catalog.errors import LunzangError
+    from catalog.images import scans
 
     try:
         with catalog_db.transaction(get_engine()) as session:
@@ -190,8 +191,8 @@ def images_add(printing: str, file: Path, game: str | None, set_code: str | None
 def images_add_folder(folder: Path, set_code: str, game: str) -> None:
     """把文件夹里的每张图设为同名收藏编号的卡图。全部成功才保存；有一个文件不行就全部不保存（退出码 2）。"""
     from catalog import db as catalog_db
-    from catalog import scans
     from catalog.errors import LunzangError
+    from catalog.images import scans
 
     try:
         with catalog_db.transaction(get_engine()) as session:
@@ -217,8 +218,8 @@ def images_add_folder(folder: Path, set_code: str, game: str) -> None:
 def images_remove(printing: str, game: str | None, set_code: str | None) -> None:
     """删除 PRINTING 的扫描图，恢复依据数据绘制的卡面。"""
     from catalog import db as catalog_db
-    from catalog import scans
     from catalog.errors import LunzangError
+    from catalog.images import scans
 
     try:
         with catalog_db.transaction(get_engine()) as session:

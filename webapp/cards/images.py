@@ -1,5 +1,5 @@
 """Card face images: ``/images/<game>/<set>/<number>.<size>.<fmt>``: the printing's uploaded
-scan when it has one (catalog.scans), else the face drawn by catalog.images.
+scan when it has one (catalog.images.scans), else the face drawn by catalog.images.faces.
 
 The URL carries ``?v=<hash of data + renderer version>`` (see :func:`card_image_url`), so a
 response may be cached for a year: changed data or a new renderer makes a new URL. With ``v``
@@ -11,31 +11,21 @@ the scan is served with its content hash as the ETag.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from flask import Response, abort, current_app, g, request, url_for
 from flask_babel import gettext as _
 
-from catalog import browse, images, scans
+from catalog import browse
 from catalog.games import GAMES
+from catalog.images import faces as images
+from catalog.images import scans
 from catalog.models import Card, CardSet, Printing, PrintingScan
 from webapp.cards import bp
 from webapp.db import get_session
+from webapp.helpers import cache_dir, scan_dir
 
 MIMETYPES = {"webp": "image/webp", "png": "image/png"}
-
-
-def cache_dir() -> Path:
-    """Where rendered faces are kept: ``CARD_IMAGE_DIR``, else ``instance/card-images/``."""
-    configured = current_app.config.get("CARD_IMAGE_DIR")
-    return Path(configured) if configured else Path(current_app.instance_path) / "card-images"
-
-
-def scan_dir() -> Path:
-    """Where uploaded scans are kept: ``SCAN_DIR``, else ``instance/scans/``."""
-    configured = current_app.config.get("SCAN_DIR")
-    return Path(configured) if configured else Path(current_app.instance_path) / "scans"
 
 
 def _scan_hashes() -> dict[int, str]:
@@ -82,7 +72,7 @@ def card_image(game_slug: str, set_code: str, filename: str) -> Any:
     number, size, fmt = parts
     version = request.args.get("v", "")
     if version and game_slug in GAMES and not version.startswith("scan-"):
-        # Warm path, no query: the URL names the exact file (see catalog.images.cache_key).
+        # Warm path, no query: the URL names the exact file (see catalog.images.faces.cache_key).
         key = images.cache_key(game_slug, set_code, number, version, size, fmt)
         if key in request.if_none_match:
             return _image_response(None, key, fmt)

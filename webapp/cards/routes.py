@@ -12,8 +12,7 @@ from catalog.games import GAMES
 from catalog.models import Card
 from webapp.cards import bp
 from webapp.db import get_session
-from webapp.wants.owned import owned_for
-from webapp.wants.routes import condition_choices
+from webapp.helpers import condition_choices, owned_for
 
 # Numeric card fields shown as columns/rows when a card has them (amber lives in card.extra).
 STAT_FIELDS = ("level", "attack", "defense", "life", "amber")

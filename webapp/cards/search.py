@@ -12,7 +12,7 @@ from flask_babel import gettext as _
 from flask_login import current_user
 
 from catalog import browse
-from catalog.decklists import copies_by_name
+from catalog.decks.lists import copies_by_name
 from catalog.games import GAMES, GameModule
 from catalog.search import QueryError, SearchResult, search
 from catalog.search.compile import FLAGS, KEYS, ORDERS, lookup
@@ -20,8 +20,7 @@ from catalog.text import fold
 from webapp.cards import bp
 from webapp.cards.routes import _columns, _game_or_404, field_labels
 from webapp.db import get_session
-from webapp.decks.routes import working_deck
-from webapp.wants.owned import owned_for
+from webapp.helpers import mark_error, owned_for, working_deck
 
 VIEWS = ("grid", "table")
 DIRECTIONS = ("asc", "desc")
@@ -97,23 +96,6 @@ def _state_from_args() -> SearchState:
     )
 
 
-@dataclass(frozen=True)
-class Marked:
-    """The query split around the bad term, for highlighting it where it was typed."""
-
-    before: str
-    term: str
-    after: str
-
-
-def mark_error(text: str, error: QueryError, state: SearchState) -> Marked | None:
-    if state.game and error.term == state.game:  # the game= parameter, not a term of the query
-        return None
-    start = min(error.position, len(text))
-    end = min(len(text), start + error.length)
-    return Marked(text[:start], text[start:end], text[end:])
-
-
 def _pages(result: SearchResult) -> list[int | None]:
     """Page numbers to link: the first, the last and two either side of the current; None is a gap."""
     shown = sorted({1, result.pages, *range(result.page - 2, result.page + 3)} & set(range(1, result.pages + 1)))
@@ -170,7 +152,7 @@ def results() -> Any:
             state=state,
             result=None,
             error=error,
-            marked=mark_error(state.q, error, state),
+            marked=mark_error(state.q, error, state.game),
             examples=_examples(),
             needs_sign_in=_needs_sign_in(error),
         )

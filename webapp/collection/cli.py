@@ -20,7 +20,7 @@ from catalog import db as catalog_db
 from catalog.collection import CollectionFileError, ImportReport, export_collection, find_user, import_collection
 from catalog.collection.csvio import MAX_BYTES, PRESETS
 from catalog.collection.imports import MODES, undo_import
-from webapp.cli import friendly
+from webapp.cli_support import friendly
 from webapp.db import get_engine
 
 PREVIEW_LINES = 30

@@ -34,22 +34,18 @@ from catalog.collection.grades import (
     FINISHES,
     GRADE_NAMES,
     LANGUAGES,
-    BadGrade,
     ItemGrade,
 )
-from catalog.collection.imports import ImportNotFound
-from catalog.collection.items import BadDelta, ItemResult
-from catalog.collection.ledger import BadTradeQuantity, NegativeQuantity, set_note
+from catalog.collection.items import ItemResult
+from catalog.collection.ledger import set_note
 from catalog.collection.manual import change_printing, printing_info, trade_printing
 from catalog.collection.resolve import UnknownPrinting, find_printing
 from catalog.errors import LunzangError, Message
 from catalog.games import GAMES
 from catalog.search import QueryError
-from webapp.auth import utcnow
-from webapp.auth.routes import localized, safe_next
-from webapp.cards.search import SearchState, mark_error
 from webapp.collection import bp
 from webapp.db import get_session
+from webapp.helpers import localized, mark_error, safe_next, utcnow
 
 try:  # the search language over a collection (catalog.search, issue 6)
     from catalog.search import printing_ids_matching
@@ -59,22 +55,10 @@ except ImportError:  # an older catalog: plain name / set-code text instead
 PER_PAGE = 50
 SORTS = ("set", "name")
 MAX_PAGE = 100_000
-STATUS = {
-    NegativeQuantity: 409,
-    BadTradeQuantity: 409,
-    UnknownPrinting: 404,
-    ImportNotFound: 404,
-    BadGrade: 400,
-    BadDelta: 400,
-}
 
 
 class BadForm(LunzangError):
     code = "bad_request"
-
-
-def status_of(error: LunzangError) -> int:
-    return next((status for kind, status in STATUS.items() if isinstance(error, kind)), 400)
 
 
 def wants_json() -> bool:
@@ -197,7 +181,7 @@ def index() -> Any:
         totals=views.totals(session=session, user_id=user_id),
         games=GAMES,
         error=error,
-        marked=mark_error(state.q, error, SearchState(q=state.q, game=state.game)) if error else None,
+        marked=mark_error(state.q, error, state.game) if error else None,
     )
     return body, (400 if error else 200)
 
@@ -239,7 +223,7 @@ def _answer(result: ItemResult | None, message: str, error: LunzangError | None 
     if wants_json():
         if error is not None:
             body = {"error": {"code": error.code, "message": localized(error), "message_en": error.message.en}}
-            return jsonify(body), status_of(error)
+            return jsonify(body), error.status
         assert result is not None
         return jsonify({"item": result.to_json(), "message": message})
     flash(message)

@@ -22,10 +22,9 @@ from catalog.collection import views
 from catalog.collection.grades import BadGrade, ItemGrade
 from catalog.collection.manual import MAX_CHECKLIST_QUANTITY, apply_checklist, set_quantities
 from catalog.games import GAMES
-from webapp.auth import utcnow
-from webapp.auth.routes import localized
 from webapp.collection import bp
 from webapp.db import get_session
+from webapp.helpers import localized, utcnow
 
 WHOLE_NUMBER = re.compile(r"\d{1,9}")
 

@@ -24,10 +24,9 @@ from catalog.collection import views
 from catalog.collection.csvio import MAX_BYTES, PRESETS, CollectionFileError, export_collection
 from catalog.collection.imports import MODES, PREVIEW_LIMIT, import_collection, undo_import
 from catalog.errors import LunzangError, Message
-from webapp.auth import utcnow
-from webapp.auth.routes import localized
 from webapp.collection import bp
 from webapp.db import get_session
+from webapp.helpers import localized, utcnow
 
 PREVIEW_ROWS = 50  # changes listed on the preview page
 HISTORY_PER_PAGE = 100

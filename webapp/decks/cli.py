@@ -14,10 +14,10 @@ from flask.cli import with_appcontext
 from sqlmodel import Session
 
 from catalog import db as catalog_db
-from catalog import deckimages
-from catalog.decklists import DecklistError
-from catalog.decks import DeckCheck, check_decklist
+from catalog.decks.check import DeckCheck, check_decklist
+from catalog.decks.lists import DecklistError
 from catalog.errors import LunzangError
+from catalog.images import decks as deckimages
 from webapp.db import get_engine
 
 
@@ -123,7 +123,7 @@ def _write(out: Path, data: bytes) -> None:
 @with_appcontext
 def deck_image(file: str, game: str | None, format_code: str | None, out: Path) -> None:
     """把卡组画成一张 PNG（卡图网格、张数、合法性），便于分享。出错时退出码为 2，不写文件。"""
-    from webapp.cards.images import cache_dir, scan_dir
+    from webapp.helpers import cache_dir, scan_dir
 
     session, result = _checked(file, game, format_code)
     with session:
@@ -140,7 +140,7 @@ def deck_image(file: str, game: str | None, format_code: str | None, out: Path) 
 @with_appcontext
 def deck_proxies(file: str, game: str | None, out: Path) -> None:
     """把卡组的每一张卡排成 A4 代理卡 PDF（每页 3×3，63×88 毫米，带裁切线）。出错时退出码为 2，不写文件。"""
-    from webapp.cards.images import scan_dir
+    from webapp.helpers import scan_dir
 
     session, result = _checked(file, game, None)
     with session:

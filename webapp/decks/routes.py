@@ -1,4 +1,4 @@
-"""Thin views: read the list from the query string, call catalog.decks / deckstats, render.
+"""Thin views: read the list from the query string, call catalog.decks.check / deckstats, render.
 
 The deck lives in the URL (``?game=…&format=…&list=…``): checking a deck writes nothing, so a
 GET form works without accounts, JavaScript or CSRF, and a checked deck can be bookmarked.
@@ -13,14 +13,15 @@ from flask import Response, abort, redirect, render_template, request, url_for
 from flask import session as web_session
 from flask_babel import gettext as _
 
-from catalog import deckimages, deckstats
-from catalog.decklists import DecklistError, add_card, adjust_line, merged, remove_card, write_json, write_text
-from catalog.decks import DeckCheckError, check_decklist, format_choices
+from catalog.decks import stats as deckstats
+from catalog.decks.check import DeckCheckError, check_decklist, format_choices
+from catalog.decks.lists import DecklistError, add_card, adjust_line, merged, remove_card, write_json, write_text
 from catalog.games import GAMES
-from catalog.rules import RULEBOOKS, SECTIONS
-from webapp.cards.images import cache_dir, scan_dir
+from catalog.images import decks as deckimages
+from catalog.rules import SECTIONS, Rulebook
 from webapp.db import get_session
 from webapp.decks import bp
+from webapp.helpers import WORKING_DECK, cache_dir, safe_next, scan_dir, working_deck
 
 MAX_TURNS = 10
 
@@ -29,9 +30,6 @@ def section_labels() -> dict[str, str]:
     return {"main": _("主卡组"), "extra": _("额外卡组"), "side": _("备牌")}
 
 
-# The working deck is also kept in the (signed cookie) session, so a link from anywhere, e.g. a
-# search result's ``/decks?game=samsara&add=卡名``, adds to the deck being built.
-WORKING_DECK = "working_deck"
 MAX_SESSION_BYTES = 3000  # a cookie holds ~4 KB; longer lists live in the URL only
 
 
@@ -79,22 +77,12 @@ def _remember(text: str, game: str, format_code: str | None) -> None:
         web_session[WORKING_DECK] = {"list": text, "game": game, "format": format_code or ""}
 
 
-def working_deck() -> tuple[str, str]:
-    """The deck being built in this browser: (game slug or "", list text)."""
-    saved = web_session.get(WORKING_DECK)
-    if not isinstance(saved, dict):
-        return "", ""
-    return str(saved.get("game") or ""), str(saved.get("list") or "")
-
-
 @bp.post("/decks/working")
 def edit_working() -> Any:
     """+ / − from search results: one copy more or fewer of a card in the working deck, then
     back to the page the button was on. Only the browser's own session changes."""
     game, name = request.form.get("game", ""), request.form.get("name", "").strip()
-    target = request.form.get("next", "")
-    if not target.startswith("/") or target.startswith("//"):
-        target = url_for("decks.check")
+    target = safe_next(request.form.get("next")) or url_for("decks.check")
     saved_game, text = working_deck()
     if game in GAMES and name and (not text.strip() or saved_game == game):
         text = remove_card(text, name) if request.form.get("action") == "remove" else add_card(text, name)
@@ -139,7 +127,7 @@ def check() -> Any:
         module=GAMES.get(result.pool.game) if result else None,
         sections=SECTIONS,
         section_labels=section_labels(),
-        games_for_rules={slug: GAMES[slug] for slug in GAMES if slug in RULEBOOKS},
+        games_for_rules={slug: GAMES[slug] for slug in _rulebooks()},
     )
 
 
@@ -216,7 +204,12 @@ def print_sheet() -> str:
 @bp.route("/rules/<game_slug>")
 def rules(game_slug: str) -> str:
     module = GAMES.get(game_slug)
-    book = RULEBOOKS.get(game_slug)
+    book = module.rulebook if module is not None else None
     if module is None or book is None:
         abort(404, _("没有这个游戏：%(slug)s", slug=game_slug))
-    return render_template("decks/rules.html", module=module, book=book, games=GAMES, rulebooks=RULEBOOKS)
+    return render_template("decks/rules.html", module=module, book=book, games=GAMES, rulebooks=_rulebooks())
+
+
+def _rulebooks() -> dict[str, Rulebook]:
+    """Slug → rulebook of every game that has a rules page."""
+    return {slug: game.rulebook for slug, game in GAMES.items() if game.rulebook is not None}

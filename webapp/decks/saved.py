@@ -1,5 +1,5 @@
 """Saved decks (issue 6 §6): a signed-in user's decks, what their collection covers of each,
-and the missing cards into the want list. Thin views over catalog.collection.decks.
+and the missing cards into the want list. Thin views over catalog.decks.saved.
 
 Every page is the owner's: another user's deck id is a 404, with nothing read or changed.
 """
@@ -12,16 +12,15 @@ from flask import abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
-from catalog.collection import decks as saved_decks
 from catalog.collection.wants import NotFound
-from catalog.decklists import parse_decklist
-from catalog.decks import format_choices, game_slug, load_format
+from catalog.decks import saved as saved_decks
+from catalog.decks.check import format_choices, game_slug, load_format
+from catalog.decks.lists import parse_decklist
 from catalog.errors import LunzangError
 from catalog.games import GAMES
-from webapp.auth import utcnow
-from webapp.auth.routes import localized
 from webapp.db import get_session
 from webapp.decks import bp
+from webapp.helpers import localized, utcnow
 
 
 def _user_id() -> int:

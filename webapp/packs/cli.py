@@ -11,13 +11,8 @@ from sqlmodel import Session
 
 from catalog import boosters
 from catalog.boosters.completion import MAX_TRIALS
+from webapp.cli_support import friendly
 from webapp.db import get_engine
-
-
-def _friendly(command: Any) -> Any:
-    from webapp.cli import friendly  # the shared wrapper: domain error → Chinese line, exit 2
-
-    return friendly(command)
 
 
 def _echo_json(data: Any) -> None:
@@ -51,7 +46,7 @@ JSON_OPTION = click.option("--json", "as_json", is_flag=True, help="输出 JSON�
 @JSON_OPTION
 @GAME_OPTION
 @with_appcontext
-@_friendly
+@friendly
 def open_command(
     set_code: str, packs_raw: str | None, boxes_raw: str | None, seed_raw: str | None, as_json: bool, game: str
 ) -> None:
@@ -81,7 +76,7 @@ def open_command(
 @JSON_OPTION
 @GAME_OPTION
 @with_appcontext
-@_friendly
+@friendly
 def odds_command(set_code: str, boxes_raw: str, as_json: bool, game: str) -> None:
     """精确概率（闭式计算，不是抽样）：每包、每盒、每张卡。"""
     n_boxes = _int(boxes_raw, "盒数", "boxes") or 0
@@ -118,7 +113,7 @@ def odds_command(set_code: str, boxes_raw: str, as_json: bool, game: str) -> Non
 @JSON_OPTION
 @GAME_OPTION
 @with_appcontext
-@_friendly
+@friendly
 def complete_command(set_code: str, trials_raw: str, seed_raw: str | None, as_json: bool, game: str) -> None:
     """蒙特卡洛估计集齐整个系列（每种印刷至少一张）与一套满编（每种三张）要开几盒。"""
     trials = _int(trials_raw, "模拟次数", "trials") or 0

@@ -19,8 +19,8 @@ from flask_login import current_user, login_required
 from catalog import boosters
 from catalog.collection.openings import OpeningAlreadyAdded, add_opening_once, opening_added
 from catalog.games import GAMES
-from webapp.auth import utcnow
 from webapp.db import get_session
+from webapp.helpers import utcnow
 from webapp.packs import bp
 from webapp.packs.charts import histogram_svg
 

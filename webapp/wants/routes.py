@@ -9,27 +9,18 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Response, abort, flash, redirect, render_template, request, url_for
-from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
 from catalog import accounts, browse
 from catalog.collection import wants as want_lists
-from catalog.collection.grades import CONDITION_NAMES, CONDITIONS
 from catalog.errors import LunzangError
 from catalog.games import GAMES
-from webapp.auth import utcnow
-from webapp.auth.routes import localized, safe_next
 from webapp.db import get_session
+from webapp.helpers import condition_choices, localized, safe_next, utcnow
 from webapp.wants import bp
 
 MAX_KEEP = 1000
-
-
-def condition_choices() -> list[tuple[str, str]]:
-    """(code, label) of every condition, best first, in the interface language."""
-    english = str(get_locale()) == "en"
-    return [(code, CONDITION_NAMES[code].en if english else CONDITION_NAMES[code].zh) for code in CONDITIONS]
 
 
 def _user_id() -> int:
@@ -65,8 +56,8 @@ def wants() -> Any:
 def want_proxies() -> Any:
     """The want list on A4 proxy sheets (3×3 at 63×88 mm, cut marks): one proxy per wanted
     copy not owned yet, the wanted printing's face (else the card's first printing)."""
-    from catalog import deckimages
-    from webapp.cards.images import scan_dir
+    from catalog.images import decks as deckimages
+    from webapp.helpers import scan_dir
 
     session = get_session()
     rows = [r for r in want_lists.list_wants(session=session, user_id=_user_id()) if r.quantity > r.owned]

@@ -36,14 +36,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 
-from catalog.deckstats import DrawModel, register_draw_model
 from catalog.errors import Message
-from catalog.games.samsara import ATTRIBUTES, GENERIC, MANA_STONE, SOUL
+from catalog.games.samsara.vocabulary import ATTRIBUTES, GENERIC, MANA_STONE, SOUL
 from catalog.rules import (
     ERROR,
     WARNING,
     CopyLimit,
     Deck,
+    DrawModel,
     FormatSpec,
     PoolCard,
     Rule,
@@ -51,8 +51,6 @@ from catalog.rules import (
     SectionSize,
     Violation,
     names,
-    register_rule_set,
-    register_rulebook,
     standard_rules,
 )
 from catalog.text import fold
@@ -267,110 +265,103 @@ STANDARD: tuple[Rule, ...] = (
     TraitRestriction(),
     AttributeWithoutMana(),
 )
-register_rule_set("samsara", "standard", STANDARD)
+# rule kind → its rules (the game assembles them in its package __init__)
+RULE_SETS: dict[str, tuple[Rule, ...]] = {"standard": STANDARD}
 
 __all__ = ["ERROR", "STANDARD", "WARNING", "copy_limit", "home_section", "is_basic_stone", "is_extra_card"]
 
 # "游戏开始时，每位玩家从各自的卡组上抽取5张牌作为手牌" and, each turn, "回合开始后的第一个阶段，
 # 本回合的玩家从其卡组顶抽一张牌" (the seed makes no exception for the first turn).
-register_draw_model(
-    "samsara",
-    DrawModel(
-        5, 1, True, "起手 5 张，每回合抽牌阶段抽 1 张（规则未写先手首回合不抽）", "5-card opening hand, 1 draw per turn"
-    ),
+DRAW_MODEL = DrawModel(
+    5, 1, True, "起手 5 张，每回合抽牌阶段抽 1 张（规则未写先手首回合不抽）", "5-card opening hand, 1 draw per turn"
 )
 
-register_rulebook(
-    "samsara",
-    Rulebook(
-        seed="000_3f4769f9eb2a054d.txt",
-        rules=(
-            Message(
-                "主卡组 50 到 60 张（赛制可改上下限）。",
-                "The main deck holds 50 to 60 cards (a format may change the bounds).",
-            ),
-            Message(
-                "同名卡最多 3 张：所有印刷、主卡组、额外卡组和备牌合计；带军团(X) 的战魂改为最多 X 张；"
-                "基本法力石（没有规则文字的法力石）不受限制。",
-                "At most 3 copies of a name, counting every printing and the main, extra and side decks "
-                "together; a soul with Legion(X) allows X instead; basic mana stones (stones without rules "
-                "text) have no limit.",
-            ),
-            Message(
-                "卡组里（含备牌）有『A』限定的卡时，主卡组、额外卡组和备牌中的每张战魂都必须具有特征 A。",
-                "When a card with 'A'-restricted is in the deck or the side board, every soul of the main, "
-                "extra and side decks must have trait A.",
-            ),
-            Message(
-                "法力石和额外构筑的卡放在额外卡组；其他卡只能放在主卡组或备牌。",
-                "Mana stones and extra-build cards go in the extra deck; every other card in the main deck or "
-                "the side board.",
-            ),
-            Message(
-                "赛制可以限定合法系列（如 M8 起的新环境）、设置禁限卡表（禁止 0 / 限制 1 / 准限制 2 张）"
-                "和额外卡组上限。",
-                "A format may restrict the legal sets (e.g. the M8 environment), ban or limit cards (0 / 1 / 2 "
-                "copies) and cap the extra deck.",
-            ),
-            Message(
-                "警告：有卡需要某属性的法力，而额外卡组没有该属性的法力石，或法力石总数、某属性张数不够支付费用。",
-                "Warning: cards need an attribute no stone of the extra deck provides, or the stones cannot pay "
-                "their cost in total or per attribute.",
-            ),
+RULEBOOK = Rulebook(
+    seed="000_3f4769f9eb2a054d.txt",
+    rules=(
+        Message(
+            "主卡组 50 到 60 张（赛制可改上下限）。",
+            "The main deck holds 50 to 60 cards (a format may change the bounds).",
         ),
-        choices=(
-            Message(
-                "基本法力石不受 3 张限制：规则中“名称相同的卡牌最多只能放入三张”与主卡组张数写在同一句；"
-                "额外卡组另有说明，法力石在场上失去名称，每回合要从额外卡组放一张法力石，单色卡组需要同一种"
-                "法力石超过 3 张。需要上限的赛制可设 extra_max。不是法力石的额外构筑卡仍受 3 张限制。",
-                "Basic mana stones are exempt from the 3-copy limit: the seed's 3-copy sentence is the one about "
-                "the main deck, the extra deck is described apart, stones lose their name in play, and a mono-"
-                "colour deck needs more than three of one stone. A format can cap the extra deck with extra_max. "
-                "Extra-build cards that are not stones still count.",
-            ),
-            Message(
-                "哪些法力石是“基本”的，规则没有写（它提到“土属性法力之印”“水属性法力之印”这类有额外效果的法力石）："
-                "我们按数据判断，没有规则文字的法力石是基本法力石；有规则文字的法力石（如各种法力之印）仍受 3 张限制。",
-                "The seed does not say which stones are basic (it names stones with extra effects such as 土属性"
-                "法力之印): a mana stone without rules text is basic; a stone with rules text (the 法力之印 seals) "
-                "keeps the limit of 3.",
-            ),
-            Message(
-                "备牌（规则没有提到）：能换入卡组的卡必须合法。所以所有关于“哪些卡可以放入”的规则——同名卡张数、"
-                "禁限卡表、合法系列、『A』限定、法力警告——都计入备牌；只有张数和分区规则只看各自的分区。",
-                "Side board (the seed has none): a card that can be swapped in must be legal. So every rule about "
-                "which cards may be in the deck — copies, the ban list, legal sets, 'A'-restricted, the mana "
-                "warning — counts the side board; only the size and placement rules look at their own sections.",
-            ),
-            Message(
-                "『A』限定只约束战魂（规则原文：“A特征以外的战魂都不能放入卡组”），魔法、载具、阵型和法力石不受影响。",
-                "'A'-restricted constrains souls only (\"no soul without trait A may be put in the deck\"); "
-                "magic, vehicles, formations and stones are unaffected.",
-            ),
-            Message(
-                "军团(X) 以 X 代替 3，即使 X 小于 3；禁限卡表仍可再降低上限。只对战魂有效（“军团战魂能在卡组中最多放入"
-                "X张”）：其他种类的卡写了军团(X) 仍最多 3 张。",
-                "Legion(X) replaces 3 by X, even when X is below 3; a ban list can still lower it. It applies to "
-                'souls only ("a legion soul may be put in the deck up to X times"): another card with Legion(X) '
-                "keeps the limit of 3.",
-            ),
-            Message(
-                "一次指出所有问题：主卡组张数按玩家的本意计算——写错分区的卡算在它应在的分区（写在主卡组的法力石不计入"
-                "主卡组），查不到的卡按所写张数计入所在分区。",
-                "Every problem at once: the main deck is counted as the player meant it — a misplaced card counts "
-                "where it belongs (a stone written in the main deck does not count towards it), and a line naming "
-                "no card counts with its copies in its section.",
-            ),
-            Message(
-                "法力检查按规则的使用条件：法力石总数不少于总费用，且有色费用能由不同的对应属性法力石支付"
-                "（无属性可由任意法力石代表）。",
-                "The mana check follows the casting rule: at least as many stones as the total cost, and the "
-                "coloured part payable by distinct stones of those attributes (generic by any stone).",
-            ),
-            Message(
-                "概率表：起手 5 张，每回合抽 1 张（规则没有写先手第一回合不抽）。",
-                "Odds table: 5-card opening hand, one draw per turn (the seed makes no first-turn exception).",
-            ),
+        Message(
+            "同名卡最多 3 张：所有印刷、主卡组、额外卡组和备牌合计；带军团(X) 的战魂改为最多 X 张；基本法力石（没有"
+            "规则文字的法力石）不受限制。",
+            "At most 3 copies of a name, counting every printing and the main, extra and side decks together; a soul"
+            " with Legion(X) allows X instead; basic mana stones (stones without rules text) have no limit.",
+        ),
+        Message(
+            "卡组里（含备牌）有『A』限定的卡时，主卡组、额外卡组和备牌中的每张战魂都必须具有特征 A。",
+            "When a card with 'A'-restricted is in the deck or the side board, every soul of the main, extra and sid"
+            "e decks must have trait A.",
+        ),
+        Message(
+            "法力石和额外构筑的卡放在额外卡组；其他卡只能放在主卡组或备牌。",
+            "Mana stones and extra-build cards go in the extra deck; every other card in the main deck or the side b"
+            "oard.",
+        ),
+        Message(
+            "赛制可以限定合法系列（如 M8 起的新环境）、设置禁限卡表（禁止 0 / 限制 1 / 准限制 2 张）和额外卡组上限。",
+            "A format may restrict the legal sets (e.g. the M8 environment), ban or limit cards (0 / 1 / 2 copies) a"
+            "nd cap the extra deck.",
+        ),
+        Message(
+            "警告：有卡需要某属性的法力，而额外卡组没有该属性的法力石，或法力石总数、某属性张数不够支付费用。",
+            "Warning: cards need an attribute no stone of the extra deck provides, or the stones cannot pay their co"
+            "st in total or per attribute.",
+        ),
+    ),
+    choices=(
+        Message(
+            "基本法力石不受 3 张限制：规则中“名称相同的卡牌最多只能放入三张”与主卡组张数写在同一句；额外卡组另有说明"
+            "，法力石在场上失去名称，每回合要从额外卡组放一张法力石，单色卡组需要同一种法力石超过 3 张。需要上限的赛"
+            "制可设 extra_max。不是法力石的额外构筑卡仍受 3 张限制。",
+            "Basic mana stones are exempt from the 3-copy limit: the seed's 3-copy sentence is the one about the mai"
+            "n deck, the extra deck is described apart, stones lose their name in play, and a mono-colour deck needs"
+            " more than three of one stone. A format can cap the extra deck with extra_max. Extra-build cards that a"
+            "re not stones still count.",
+        ),
+        Message(
+            "哪些法力石是“基本”的，规则没有写（它提到“土属性法力之印”“水属性法力之印”这类有额外效果的法力石）：我们"
+            "按数据判断，没有规则文字的法力石是基本法力石；有规则文字的法力石（如各种法力之印）仍受 3 张限制。",
+            "The seed does not say which stones are basic (it names stones with extra effects such as 土属性法力之印"
+            "): a mana stone without rules text is basic; a stone with rules text (the 法力之印 seals) keeps the lim"
+            "it of 3.",
+        ),
+        Message(
+            "备牌（规则没有提到）：能换入卡组的卡必须合法。所以所有关于“哪些卡可以放入”的规则——同名卡张数、禁限卡表"
+            "、合法系列、『A』限定、法力警告——都计入备牌；只有张数和分区规则只看各自的分区。",
+            "Side board (the seed has none): a card that can be swapped in must be legal. So every rule about which "
+            "cards may be in the deck — copies, the ban list, legal sets, 'A'-restricted, the mana warning — counts "
+            "the side board; only the size and placement rules look at their own sections.",
+        ),
+        Message(
+            "『A』限定只约束战魂（规则原文：“A特征以外的战魂都不能放入卡组”），魔法、载具、阵型和法力石不受影响。",
+            "'A'-restricted constrains souls only (\"no soul without trait A may be put in the deck\"); magic, vehic"
+            "les, formations and stones are unaffected.",
+        ),
+        Message(
+            "军团(X) 以 X 代替 3，即使 X 小于 3；禁限卡表仍可再降低上限。只对战魂有效（“军团战魂能在卡组中最多放入X"
+            "张”）：其他种类的卡写了军团(X) 仍最多 3 张。",
+            "Legion(X) replaces 3 by X, even when X is below 3; a ban list can still lower it. It applies to "
+            'souls only ("a legion soul may be put in the deck up to X times"): another card with Legion(X) '
+            "keeps the limit of 3.",
+        ),
+        Message(
+            "一次指出所有问题：主卡组张数按玩家的本意计算——写错分区的卡算在它应在的分区（写在主卡组的法力石不计入主"
+            "卡组），查不到的卡按所写张数计入所在分区。",
+            "Every problem at once: the main deck is counted as the player meant it — a misplaced card counts where "
+            "it belongs (a stone written in the main deck does not count towards it), and a line naming no card coun"
+            "ts with its copies in its section.",
+        ),
+        Message(
+            "法力检查按规则的使用条件：法力石总数不少于总费用，且有色费用能由不同的对应属性法力石支付（无属性可由任"
+            "意法力石代表）。",
+            "The mana check follows the casting rule: at least as many stones as the total cost, and the coloured pa"
+            "rt payable by distinct stones of those attributes (generic by any stone).",
+        ),
+        Message(
+            "概率表：起手 5 张，每回合抽 1 张（规则没有写先手第一回合不抽）。",
+            "Odds table: 5-card opening hand, one draw per turn (the seed makes no first-turn exception).",
         ),
     ),
 )

@@ -11,8 +11,8 @@ from sqlmodel import Session
 
 from catalog.collection.tables import DECK, GAME
 from catalog.collection.wants import NotFound, list_wants, owned_by_card, set_want
-from catalog.decklists import CardPool, parse_decklist, resolve
-from catalog.decks import DeckCheckError, check_parsed, game_slug, load_format, load_pool
+from catalog.decks.check import DeckCheckError, check_parsed, game_slug, load_format, load_pool
+from catalog.decks.lists import CardPool, parse_decklist, resolve
 from catalog.errors import LunzangError, Message
 from catalog.models import SavedDeck
 from catalog.rules import FormatSpec, Verdict
@@ -123,7 +123,7 @@ def deck_ownership(*, session: Session, user_id: int, deck: SavedDeck, pool: Car
     """Per card of the deck (main + extra + side merged, copies counted by Card over every
     printing and grade): needed, owned, missing; ``buildable`` when nothing is missing.
 
-    ``pool``: the game's cards if already loaded (:func:`catalog.decks.load_pool`).
+    ``pool``: the game's cards if already loaded (:func:`catalog.decks.check.load_pool`).
     """
     slug = session.scalar(select(GAME.slug).where(GAME.id == deck.game_id)) or ""
     pool = pool if pool is not None and pool.game == slug else load_pool(session, slug)

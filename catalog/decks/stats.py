@@ -3,7 +3,7 @@
 The draw odds are exact hypergeometric probabilities (``math.comb`` over fractions): the
 chance to hold at least one copy of a card after seeing ``n`` cards of an ``N``-card deck
 holding ``K`` copies is ``1 - C(N-K, n) / C(N, n)``. How many cards a player has seen by
-turn ``t`` is a game's :class:`DrawModel`, registered by the game's module from its seed.
+turn ``t`` is a game's :class:`~catalog.rules.DrawModel`, which its package takes from its seed.
 """
 
 from __future__ import annotations
@@ -13,33 +13,11 @@ from fractions import Fraction
 from math import comb
 from typing import TYPE_CHECKING
 
-from catalog.rules import ERROR, Deck, PoolCard
+from catalog.games import get_game
+from catalog.rules import ERROR, Deck, DrawModel, PoolCard
 
-if TYPE_CHECKING:  # catalog.decks imports the games, which import this module
-    from catalog.decks import DeckCheck
-
-
-@dataclass(frozen=True)
-class DrawModel:
-    """Opening hand size and cards drawn per turn; ``first_turn_draw`` False = no draw on turn 1."""
-
-    opening: int
-    per_turn: int = 1
-    first_turn_draw: bool = True
-    note: str = ""  # the seed's words, shown on the page
-    note_en: str = ""
-    set_aside: tuple[str, ...] = ()  # card types never shuffled into the deck (龍之弈 武器)
-
-    def seen_by_turn(self, turn: int) -> int:
-        draws = turn if self.first_turn_draw else max(turn - 1, 0)
-        return self.opening + draws * self.per_turn
-
-
-DRAW_MODELS: dict[str, DrawModel] = {}
-
-
-def register_draw_model(game: str, model: DrawModel) -> None:
-    DRAW_MODELS[game] = model
+if TYPE_CHECKING:  # the checker is needed for its type only
+    from catalog.decks.check import DeckCheck
 
 
 def p_at_least_one(deck_size: int, copies: int, seen: int) -> Fraction:
@@ -166,7 +144,8 @@ def report(
 ) -> DeckReport:
     """Everything the deck page shows beside the verdict (pure: the check is already done)."""
     deck = check.deck
-    model = DRAW_MODELS.get(check.pool.game)
+    game = get_game(check.pool.game)
+    model = game.draw_model if game is not None else None
     return DeckReport(
         check=check,
         lines=annotate(text, check) if not text.lstrip().startswith("{") else [],

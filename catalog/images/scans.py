@@ -45,8 +45,8 @@ from PIL import Image, ImageCms, ImageOps
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
-from catalog import images
 from catalog.errors import LunzangError, Message
+from catalog.images import faces as images
 from catalog.models import Card, CardSet, Game, Printing, PrintingScan
 from catalog.text import fold
 

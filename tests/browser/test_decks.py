@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.test_browser import browser, live_server, open_page  # noqa: F401  (fixtures)
+from tests.browser.test_catalogue import browser, live_server, open_page  # noqa: F401  (fixtures)
 from tests.test_decks import legal_samsara_list
 
 

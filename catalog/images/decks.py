@@ -25,14 +25,15 @@ from typing import TYPE_CHECKING
 from PIL import Image, ImageDraw
 from sqlmodel import Session, col, select
 
-from catalog import images, scans
 from catalog.games import GAMES
+from catalog.images import faces as images
+from catalog.images import scans
 from catalog.models import Card, CardSet, Printing
 from catalog.rules import SECTIONS, Deck, Verdict
 from catalog.text import fold
 
-if TYPE_CHECKING:  # catalog.decks is the checker; imported for the type only
-    from catalog.decks import DeckCheck
+if TYPE_CHECKING:  # catalog.decks.check is the checker; imported for the type only
+    from catalog.decks.check import DeckCheck
 
 SECTION_NAMES = {"main": "主卡组", "extra": "额外卡组", "side": "备牌"}
 UNRESOLVED = ("unknown_card", "ambiguous_card")
@@ -307,7 +308,7 @@ def render_proxies(*, cards: Sequence[tuple[Image.Image, int]], title: str = "")
 def deck_image_of(
     *, session: Session, check: DeckCheck, scan_dir: Path | None, cache_dir: Path | None = None
 ) -> tuple[bytes, list[DeckRow]]:
-    """A checked deck (:func:`catalog.decks.check_decklist`) as its PNG, and its rows."""
+    """A checked deck (:func:`catalog.decks.check.check_decklist`) as its PNG, and its rows."""
     rows = deck_rows(check.deck)
     faces = load_faces(
         session=session,

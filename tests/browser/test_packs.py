@@ -6,7 +6,7 @@ import re
 
 from playwright.sync_api import Browser, expect
 
-from tests.test_browser import browser, live_server, open_page  # noqa: F401  (fixtures)
+from tests.browser.test_catalogue import browser, live_server, open_page  # noqa: F401  (fixtures)
 
 
 def test_reveal_flips_cards_one_by_one_and_all(browser: Browser, live_server: str) -> None:  # noqa: F811

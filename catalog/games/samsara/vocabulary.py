@@ -275,9 +275,3 @@ class Samsara(GameModule):
                 keywords.append(parsed_keyword)
         fields["keywords"] = keywords
         return fields
-
-
-SAMSARA = Samsara()
-
-# The construction rules register themselves (kept in their own module: see its docstring).
-from catalog.games import samsara_rules  # noqa: E402,F401

@@ -24,8 +24,6 @@ from catalog.rules import (
     Rulebook,
     SectionSize,
     Violation,
-    register_rule_set,
-    register_rulebook,
     standard_rules,
 )
 
@@ -79,35 +77,44 @@ ARCHON: tuple[Rule, ...] = (
     Houses(),
     *standard_rules(),
 )
-register_rule_set("keyforge", "archon", ARCHON)
+RULE_SETS: dict[str, tuple[Rule, ...]] = {"archon": ARCHON}
 
-register_rulebook(
-    "keyforge",
-    Rulebook(
-        seed="004_1f8fe3ec01abfa21.txt",
-        rules=(
-            Message("卡组恰好来自 3 个派系（“每套牌组包含3个不同的派系”）。", "Exactly 3 houses."),
-            Message("卡组 36 张。", "36 cards."),
-            Message("警告：某个派系不是 12 张。", "Warning: a house does not have 12 cards."),
-            Message("没有同名卡张数限制。", "No copy limit."),
+RULEBOOK = Rulebook(
+    seed="004_1f8fe3ec01abfa21.txt",
+    rules=(
+        Message(
+            "卡组恰好来自 3 个派系（“每套牌组包含3个不同的派系”）。",
+            "Exactly 3 houses.",
         ),
-        choices=(
-            Message(
-                "规则文本没有写卡组张数：36 张、每派系 12 张是所有发行卡组的构成，按 DESIGN 定为错误和警告。",
-                "The seed gives no deck size: 36 cards and 12 per house are what every published deck holds.",
-            ),
-            Message(
-                "熔钥秘境没有额外卡组：写了「额外卡组:」的卡组是错误（extra_deck_not_used），这些卡仍计入 36 张。"
-                "备牌：能换入卡组的卡必须合法，所以禁限卡表、合法系列和派系数都计入备牌。",
-                "KeyForge has no extra deck: a list with an 'Extra:' section is an error (extra_deck_not_used); "
-                "its cards still count towards the 36. Side board: a card that can be swapped in must be legal, "
-                "so the ban list, legal sets and the number of houses count it.",
-            ),
-            Message(
-                "不提供概率表：规则只写回合结束时补满到 6 张，看到多少张取决于打出了多少张。",
-                "No odds table: the seed only says the hand is refilled to 6 each turn, so the cards seen "
-                "depend on the cards played.",
-            ),
+        Message(
+            "卡组 36 张。",
+            "36 cards.",
+        ),
+        Message(
+            "警告：某个派系不是 12 张。",
+            "Warning: a house does not have 12 cards.",
+        ),
+        Message(
+            "没有同名卡张数限制。",
+            "No copy limit.",
+        ),
+    ),
+    choices=(
+        Message(
+            "规则文本没有写卡组张数：36 张、每派系 12 张是所有发行卡组的构成，按 DESIGN 定为错误和警告。",
+            "The seed gives no deck size: 36 cards and 12 per house are what every published deck holds.",
+        ),
+        Message(
+            "熔钥秘境没有额外卡组：写了「额外卡组:」的卡组是错误（extra_deck_not_used），这些卡仍计入 36 张。备牌："
+            "能换入卡组的卡必须合法，所以禁限卡表、合法系列和派系数都计入备牌。",
+            "KeyForge has no extra deck: a list with an 'Extra:' section is an error (extra_deck_not_used); its card"
+            "s still count towards the 36. Side board: a card that can be swapped in must be legal, so the ban list,"
+            " legal sets and the number of houses count it.",
+        ),
+        Message(
+            "不提供概率表：规则只写回合结束时补满到 6 张，看到多少张取决于打出了多少张。",
+            "No odds table: the seed only says the hand is refilled to 6 each turn, so the cards seen depend on the "
+            "cards played.",
         ),
     ),
 )

@@ -7,8 +7,8 @@ import re
 from playwright.sync_api import Browser, expect
 from sqlmodel import Session
 
+from tests.browser.test_catalogue import browser, live_server, open_page  # noqa: F401  (fixtures)
 from tests.conftest import TEST_PASSWORD
-from tests.test_browser import browser, live_server, open_page  # noqa: F401  (fixtures)
 from webapp.db import get_engine
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from catalog.games.samsara import ATTRIBUTES, RARITY
+from catalog.games.samsara.vocabulary import ATTRIBUTES, RARITY
 
 SYLLABLES = list("龍龙风火水光暗星辰天地玄黄宇宙洪荒日月盈昃辰宿列张寒来暑往秋收冬藏剑骑士魔女王灵兽妖精")
 TRAITS = ["英灵", "童话", "遗迹兽", "符文", "妖精", "龙", "元素", "吸血鬼", "武侠", "星武装机", "三国", "西游"]

@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.test_browser import browser, live_server, open_page  # noqa: F401  (fixtures)
+from tests.browser.test_catalogue import browser, live_server, open_page  # noqa: F401  (fixtures)
 
 PASSWORD = "correct horse battery"
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from catalog.deckstats import DrawModel, register_draw_model
 from catalog.errors import Message
-from catalog.games.zhutian import COPY_LIMITS, CREATURE, EQUIPMENT, SPELL, Zhutian
+from catalog.games.zhutian.vocabulary import COPY_LIMITS, CREATURE, EQUIPMENT, SPELL, Zhutian
 from catalog.rules import (
     CopyLimit,
     Deck,
+    DrawModel,
     FormatSpec,
     NoExtraDeck,
     PoolCard,
@@ -32,8 +32,6 @@ from catalog.rules import (
     SectionSize,
     Violation,
     names,
-    register_rule_set,
-    register_rulebook,
     standard_rules,
 )
 from catalog.text import fold
@@ -129,67 +127,59 @@ def _rules(kind: str) -> tuple[Rule, ...]:
     return common + standard_rules()
 
 
-for _kind in Zhutian.rule_kinds:
-    register_rule_set("zhutian", _kind, _rules(_kind))
+RULE_SETS: dict[str, tuple[Rule, ...]] = {kind: _rules(kind) for kind in Zhutian.rule_kinds}
 
 # "所有玩家按順序從各自卡組最上方抓6張卡牌" and, each start phase, "玩家從卡組最上方抓取兩張卡牌".
 # Meaningful for the competitive personal deck; with the casual shared deck others draw too.
-register_draw_model(
-    "zhutian",
-    DrawModel(
-        6,
-        2,
-        True,
-        "起手 6 张，每回合开始阶段抓 2 张（适用于竞技规则的个人卡组）",
-        "6-card opening hand, 2 draws per turn (personal competitive deck)",
-    ),
+DRAW_MODEL = DrawModel(
+    6,
+    2,
+    True,
+    "起手 6 张，每回合开始阶段抓 2 张（适用于竞技规则的个人卡组）",
+    "6-card opening hand, 2 draws per turn (personal competitive deck)",
 )
 # 熔钥秘境 registers no draw model: the seed says only that the hand is refilled to 6 at the end
 # of each turn, so how many cards a player has seen depends on how many were played.
 
-register_rulebook(
-    "zhutian",
-    Rulebook(
-        seed="002_5760857c48ea0168.txt",
-        rules=(
-            Message(
-                "娱乐规则（casual）：公共卡组至少 108 张，没有上限。",
-                "Casual: a shared deck of at least 108 cards, no maximum.",
-            ),
-            Message(
-                "竞技规则（competitive）：个人卡组 36 到 72 张；用元数据行写明职业（如 职业: 仙道士），"
-                "只能放入本阵营和无阵营的卡。",
-                "Competitive: a personal deck of 36 to 72 cards; name the profession in a metadata line "
-                "(职业: 仙道士) and use only that faction's cards and neutral ones.",
-            ),
-            Message(
-                "限制级：限制 1 张、准限制 2 张、无 4 张（两种规则相同）；禁限卡表可再降低。",
-                "Restriction levels: 限制 1 copy, 準限制 2, 無 4 (both rules); a ban list can lower them.",
-            ),
-            Message(
-                "卡组只能放入活物、术法和装备卡；角色、主题、命和技能卡不放入卡组。",
-                "Only creature, spell and equipment cards go in a deck; role, theme, fate and skill cards do not.",
-            ),
+RULEBOOK = Rulebook(
+    seed="002_5760857c48ea0168.txt",
+    rules=(
+        Message(
+            "娱乐规则（casual）：公共卡组至少 108 张，没有上限。",
+            "Casual: a shared deck of at least 108 cards, no maximum.",
         ),
-        choices=(
-            Message(
-                "誅天没有额外卡组：写了「额外卡组:」的卡组是错误（extra_deck_not_used），这些卡仍计入卡组张数。"
-                "备牌：能换入卡组的卡必须合法，所以同名卡张数、禁限卡表、卡的种类和阵营都计入备牌，卡组张数不计。"
-                "角色/主题/命/技能卡在任何分区都不接受。",
-                "誅天 has no extra deck: a list with an 'Extra:' section is an error (extra_deck_not_used); its "
-                "cards still count towards the deck size. Side board: a card that can be swapped in must be "
-                "legal, so copies, the ban list, card types and the faction count it; the deck size does not. "
-                "Role, theme, fate and skill cards are refused in any section.",
-            ),
-            Message(
-                "职业必须是目录中某张卡的阵营，否则视为没有写职业。",
-                "The profession must be a faction some card of the catalogue has; otherwise it counts as missing.",
-            ),
-            Message(
-                "概率表：起手 6 张，每回合开始阶段抓 2 张；只对竞技规则的个人卡组有意义。",
-                "Odds table: 6-card opening hand, two draws per turn; meaningful for the personal competitive "
-                "deck only.",
-            ),
+        Message(
+            "竞技规则（competitive）：个人卡组 36 到 72 张；用元数据行写明职业（如 职业: 仙道士），只能放入本阵营和"
+            "无阵营的卡。",
+            "Competitive: a personal deck of 36 to 72 cards; name the profession in a metadata line (职业: 仙道士) a"
+            "nd use only that faction's cards and neutral ones.",
+        ),
+        Message(
+            "限制级：限制 1 张、准限制 2 张、无 4 张（两种规则相同）；禁限卡表可再降低。",
+            "Restriction levels: 限制 1 copy, 準限制 2, 無 4 (both rules); a ban list can lower them.",
+        ),
+        Message(
+            "卡组只能放入活物、术法和装备卡；角色、主题、命和技能卡不放入卡组。",
+            "Only creature, spell and equipment cards go in a deck; role, theme, fate and skill cards do not.",
+        ),
+    ),
+    choices=(
+        Message(
+            "誅天没有额外卡组：写了「额外卡组:」的卡组是错误（extra_deck_not_used），这些卡仍计入卡组张数。备牌：能"
+            "换入卡组的卡必须合法，所以同名卡张数、禁限卡表、卡的种类和阵营都计入备牌，卡组张数不计。角色/主题/命/技"
+            "能卡在任何分区都不接受。",
+            "誅天 has no extra deck: a list with an 'Extra:' section is an error (extra_deck_not_used); its cards st"
+            "ill count towards the deck size. Side board: a card that can be swapped in must be legal, so copies, th"
+            "e ban list, card types and the faction count it; the deck size does not. Role, theme, fate and skill ca"
+            "rds are refused in any section.",
+        ),
+        Message(
+            "职业必须是目录中某张卡的阵营，否则视为没有写职业。",
+            "The profession must be a faction some card of the catalogue has; otherwise it counts as missing.",
+        ),
+        Message(
+            "概率表：起手 6 张，每回合开始阶段抓 2 张；只对竞技规则的个人卡组有意义。",
+            "Odds table: 6-card opening hand, two draws per turn; meaningful for the personal competitive deck only.",
         ),
     ),
 )

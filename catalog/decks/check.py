@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, col, select
 
-from catalog.decklists import CardPool, DeckList, parse_decklist, resolve
+from catalog.decks.lists import CardPool, DeckList, parse_decklist, resolve
 from catalog.errors import LunzangError, Message
 from catalog.games import GAMES, get_game
 from catalog.models import BanEntry, Card, CardSet, Format, Game, Printing
@@ -141,7 +141,7 @@ def check_parsed(decklist: DeckList, pool: CardPool, fmt: FormatSpec) -> tuple[D
     """Resolve and judge one parsed decklist against a loaded pool (no database)."""
     deck, problems = resolve(decklist, pool)
     deck.format = fmt.code
-    return deck, evaluate(deck, fmt, before=problems)
+    return deck, evaluate(deck, fmt, GAMES[fmt.game].rule_set(fmt.kind), before=problems)
 
 
 def check_decklist(
@@ -150,7 +150,7 @@ def check_decklist(
     """Read a decklist (text or JSON) and judge it: every problem at once.
 
     ``game`` / ``format_code`` win over the decklist's own ``game:`` / ``format:`` lines.
-    Raises :class:`~catalog.decklists.DecklistError` when the text is unreadable and
+    Raises :class:`~catalog.decks.lists.DecklistError` when the text is unreadable and
     :class:`DeckCheckError` for an unknown game or format.
     """
     decklist = parse_decklist(text)

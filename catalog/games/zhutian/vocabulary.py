@@ -92,9 +92,3 @@ class Zhutian(GameModule):
                 errors.append(bad(column, "只有活物有攻擊力/防禦力", "only creatures have attack/defense"))
             fields[column] = value
         return fields
-
-
-ZHUTIAN = Zhutian()
-
-# The construction rules register themselves (kept in their own module: see its docstring).
-from catalog.games import zhutian_rules  # noqa: E402,F401

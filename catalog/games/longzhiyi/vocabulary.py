@@ -92,9 +92,3 @@ class Longzhiyi(GameModule):
                 errors.append(bad(column, f"只有人物牌有{column}數值", f"only characters have {column}"))
             fields[column] = value
         return fields
-
-
-LONGZHIYI = Longzhiyi()
-
-# The construction rules register themselves (kept in their own module: see its docstring).
-from catalog.games import longzhiyi_rules  # noqa: E402,F401

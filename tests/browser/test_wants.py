@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 from sqlmodel import Session
 
-from tests.test_browser import browser, live_server, open_page  # noqa: F401  (fixtures)
+from tests.browser.test_catalogue import browser, live_server, open_page  # noqa: F401  (fixtures)
 from webapp.db import get_engine
 
 PASSWORD = "correct horse battery"

@@ -19,13 +19,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from catalog.deckstats import DrawModel, register_draw_model
 from catalog.errors import Message
-from catalog.games.longzhiyi import WEAPON, Longzhiyi
+from catalog.games.longzhiyi.vocabulary import WEAPON, Longzhiyi
 from catalog.rules import (
     WARNING,
     CopyLimit,
     Deck,
+    DrawModel,
     FormatSpec,
     NoExtraDeck,
     PoolCard,
@@ -34,8 +34,6 @@ from catalog.rules import (
     SectionSize,
     Violation,
     names,
-    register_rule_set,
-    register_rulebook,
     standard_rules,
 )
 
@@ -127,66 +125,62 @@ def _rules() -> tuple[Rule, ...]:
     )
 
 
-for _kind in Longzhiyi.rule_kinds:
-    register_rule_set("longzhiyi", _kind, _rules())
+RULE_SETS: dict[str, tuple[Rule, ...]] = {kind: _rules() for kind in Longzhiyi.rule_kinds}
 
 # "雙方各抓7張牌" and "牌手可以從自身的套牌中摸一張手牌（先手第一回合除外）": we count as the
 # player going first (no draw on turn 1), the cautious figure; the one mulligan is ignored.
-register_draw_model(
-    "longzhiyi",
-    DrawModel(
-        7,
-        1,
-        False,
-        "起手 7 张，每回合摸 1 张；按先手计算（先手第一回合不摸牌）；武器不在牌库中",
-        "7-card opening hand, 1 draw per turn, counted as going first; the weapon is not in the library",
-        set_aside=(WEAPON,),
-    ),
+DRAW_MODEL = DrawModel(
+    7,
+    1,
+    False,
+    "起手 7 张，每回合摸 1 张；按先手计算（先手第一回合不摸牌）；武器不在牌库中",
+    "7-card opening hand, 1 draw per turn, counted as going first; the weapon is not in the library",
+    set_aside=(WEAPON,),
 )
 
-register_rulebook(
-    "longzhiyi",
-    Rulebook(
-        seed="001_8b66ae0f33d52d89.txt",
-        rules=(
-            Message(
-                "休闲（casual）：武器以外至少 40 张，同名卡最多 3 张；正式比赛（tournament）：至少 60 张，最多 4 张。",
-                "Casual: at least 40 cards besides the weapon, at most 3 copies of a card; tournament: at least "
-                "60 cards and at most 4 copies.",
-            ),
-            Message("恰好一张武器牌。", "Exactly one weapon card."),
-            Message(
-                "同名卡张数按所有印刷、主卡组、额外卡组和备牌合计；禁限卡表可再降低。",
-                "Copies count every printing and section together; a ban list can lower the limit.",
-            ),
-            Message(
-                "警告：牌的颜色不在武器提供的颜色之中（“選擇與所持有套牌相符的的武器才能產生法力”）。",
-                "Warning: a card's colour is not one the weapon provides.",
-            ),
+RULEBOOK = Rulebook(
+    seed="001_8b66ae0f33d52d89.txt",
+    rules=(
+        Message(
+            "休闲（casual）：武器以外至少 40 张，同名卡最多 3 张；正式比赛（tournament）：至少 60 张，最多 4 张。",
+            "Casual: at least 40 cards besides the weapon, at most 3 copies of a card; tournament: at least 60 cards"
+            " and at most 4 copies.",
         ),
-        choices=(
-            Message(
-                "龍之弈没有额外卡组：写了「额外卡组:」的卡组是错误（extra_deck_not_used），武器写在主卡组。"
-                "为了一次指出所有问题，套牌张数仍把这些卡算在内（武器以外）。",
-                "龍之弈 has no extra deck: a list with an 'Extra:' section is an error (extra_deck_not_used); "
-                "write the weapon in the main deck. So that one check shows every problem, the deck size still "
-                "counts those cards (besides the weapon).",
-            ),
-            Message(
-                "备牌：能换入卡组的卡必须合法，所以同名卡张数、禁限卡表、合法系列和颜色警告都计入备牌；"
-                "武器张数和套牌张数不计备牌。",
-                "Side board: a card that can be swapped in must be legal, so copies, the ban list, legal sets and "
-                "the colour warning count the side board; the weapon count and the deck size do not.",
-            ),
-            Message(
-                "多色牌的每种颜色都要由武器提供；没有武器或有多张武器时不给颜色警告。",
-                "Each colour of a multi-colour card must be the weapon's; with no weapon or several weapons the "
-                "colour warning is not given.",
-            ),
-            Message(
-                "概率表：起手 7 张，每回合摸 1 张，按先手计算（先手第一回合不摸），不计一次重抽。",
-                "Odds table: 7-card opening hand, one draw per turn, counted as going first; the mulligan is ignored.",
-            ),
+        Message(
+            "恰好一张武器牌。",
+            "Exactly one weapon card.",
+        ),
+        Message(
+            "同名卡张数按所有印刷、主卡组、额外卡组和备牌合计；禁限卡表可再降低。",
+            "Copies count every printing and section together; a ban list can lower the limit.",
+        ),
+        Message(
+            "警告：牌的颜色不在武器提供的颜色之中（“選擇與所持有套牌相符的的武器才能產生法力”）。",
+            "Warning: a card's colour is not one the weapon provides.",
+        ),
+    ),
+    choices=(
+        Message(
+            "龍之弈没有额外卡组：写了「额外卡组:」的卡组是错误（extra_deck_not_used），武器写在主卡组。为了一次指出"
+            "所有问题，套牌张数仍把这些卡算在内（武器以外）。",
+            "龍之弈 has no extra deck: a list with an 'Extra:' section is an error (extra_deck_not_used); write the "
+            "weapon in the main deck. So that one check shows every problem, the deck size still counts those cards "
+            "(besides the weapon).",
+        ),
+        Message(
+            "备牌：能换入卡组的卡必须合法，所以同名卡张数、禁限卡表、合法系列和颜色警告都计入备牌；武器张数和套牌张"
+            "数不计备牌。",
+            "Side board: a card that can be swapped in must be legal, so copies, the ban list, legal sets and the co"
+            "lour warning count the side board; the weapon count and the deck size do not.",
+        ),
+        Message(
+            "多色牌的每种颜色都要由武器提供；没有武器或有多张武器时不给颜色警告。",
+            "Each colour of a multi-colour card must be the weapon's; with no weapon or several weapons the colour w"
+            "arning is not given.",
+        ),
+        Message(
+            "概率表：起手 7 张，每回合摸 1 张，按先手计算（先手第一回合不摸），不计一次重抽。",
+            "Odds table: 7-card opening hand, one draw per turn, counted as going first; the mulligan is ignored.",
         ),
     ),
 )

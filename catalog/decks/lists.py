@@ -240,7 +240,7 @@ def from_json(data: Any) -> DeckList:
 
 @dataclass
 class CardPool:
-    """One game's cards in memory, indexed for decklist lookups (built by ``catalog.decks``)."""
+    """One game's cards in memory, indexed for decklist lookups (built by ``catalog.decks.check``)."""
 
     game: str
     cards: dict[int, PoolCard]

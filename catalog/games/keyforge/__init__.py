@@ -1,0 +1,13 @@
+"""熔钥秘境 KeyForge: the game, assembled from its parts.
+
+- ``vocabulary``: types, attributes/colours, rarity ladder, keywords, how its CSV columns are read;
+- ``rules``: its rule kinds (construction rules), rulebook and draw model, from its seed;
+- ``community``: the community JSON card-data format it also reads.
+"""
+
+from catalog.games.keyforge import community, rules
+from catalog.games.keyforge.vocabulary import KeyForge
+
+KEYFORGE = KeyForge(rule_sets=rules.RULE_SETS, rulebook=rules.RULEBOOK, draw_model=None, json_format=community.FORMAT)
+
+__all__ = ["KEYFORGE"]

@@ -1,0 +1,12 @@
+"""誅天: the game, assembled from its parts.
+
+- ``vocabulary``: types, attributes/colours, rarity ladder, keywords, how its CSV columns are read;
+- ``rules``: its rule kinds (construction rules), rulebook and draw model, from its seed.
+"""
+
+from catalog.games.zhutian import rules
+from catalog.games.zhutian.vocabulary import Zhutian
+
+ZHUTIAN = Zhutian(rule_sets=rules.RULE_SETS, rulebook=rules.RULEBOOK, draw_model=rules.DRAW_MODEL)
+
+__all__ = ["ZHUTIAN"]

@@ -1,0 +1,90 @@
+"""Error answers for the whole app: a page in the reader's language, or JSON under ``/api/``.
+
+Domain errors carry their HTTP status (:attr:`catalog.errors.LunzangError.status`), so one
+handler answers every one of them; the JSON shape is DESIGN §8's
+``{"error": {"code", "message", "message_en", …}}``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, jsonify, render_template, request
+from flask_babel import gettext as _
+from flask_limiter.errors import RateLimitExceeded
+from flask_wtf.csrf import CSRFError
+from sqlalchemy.exc import DBAPIError
+from werkzeug.exceptions import NotFound
+
+from catalog.errors import ConfigurationError, LunzangError
+from webapp import db
+
+
+def error_body(code: str, message: str, message_en: str, **extra: Any) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "message_en": message_en, **extra}}
+
+
+def domain_error_json(error: LunzangError) -> tuple[Any, int]:
+    """A domain error as the API's JSON answer, with its status; the request's writes are dropped
+    (the error is handled, so the request's teardown would otherwise commit them)."""
+    db.discard_session()
+    return jsonify(error_body(error.code, error.message.zh, error.message.en, **error.extra_json())), error.status
+
+
+def _wants_api() -> bool:
+    return request.path.startswith("/api/")
+
+
+def init_app(app: Flask) -> None:
+    """Attach the app-wide handlers (404, 413, CSRF, rate limit, database unavailable)."""
+
+    @app.errorhandler(404)
+    def not_found(error: Any) -> Any:
+        # Our own aborts carry a Chinese description; Werkzeug's default one is English.
+        if _wants_api():
+            return error_body("not_found", "没有这个 API 路径", "no such API path"), 404
+        description = getattr(error, "description", "")
+        message = "" if description == NotFound.description else description
+        return render_template("error.html", title=_("页面不存在"), message=message), 404
+
+    @app.errorhandler(413)
+    def too_large(_error: Any) -> Any:
+        limit = (app.config.get("MAX_CONTENT_LENGTH") or 0) / 1048576
+        zh = _("上传的内容太大（上限 %(mb).0f MB）。", mb=limit)
+        if _wants_api():
+            return error_body("too_large", zh, f"the request body is too large (limit {limit:.0f} MB)"), 413
+        return render_template("error.html", title=_("文件太大"), message=zh), 413
+
+    @app.errorhandler(ConfigurationError)
+    def unavailable(error: ConfigurationError) -> Any:
+        return render_template("error.html", title=_("数据库不可用"), message=error.message.zh), error.status
+
+    @app.errorhandler(DBAPIError)
+    def database_error(error: DBAPIError) -> Any:
+        # A database without our tables (``lunzang run`` before ``lunzang init-db``) gets a
+        # clear 503 instead of a stack trace; anything else stays a real error.
+        from catalog.db import is_empty
+
+        db.discard_session()
+        if not is_empty(db.get_engine()):
+            raise error
+        zh = _("数据库还没有建表：请先运行 lunzang init-db（make run 会自动完成）。")
+        if _wants_api():
+            return error_body("database_not_initialised", zh, "the database has no tables: run lunzang init-db"), 503
+        return render_template("error.html", title=_("数据库不可用"), message=zh), 503
+
+    @app.errorhandler(CSRFError)
+    def csrf_failed(error: CSRFError) -> Any:
+        message = str(_("表单已过期或缺少安全令牌：请返回上一页，刷新后再提交。"))
+        if _wants_api():
+            return jsonify(error_body("csrf", message, "the form's CSRF token is missing or invalid")), 400
+        return render_template("error.html", title=_("无法提交表单"), message=message), 400
+
+    @app.errorhandler(RateLimitExceeded)
+    def too_many(error: RateLimitExceeded) -> Any:
+        # The Retry-After header says how long (RATELIMIT_HEADERS_ENABLED).
+        message = str(_("尝试次数过多，请稍后再试。"))
+        if _wants_api():
+            body = error_body("rate_limited", message, f"too many attempts, try again later ({error.description})")
+            return jsonify(body), 429
+        return render_template("error.html", title=_("请求过于频繁"), message=message), 429
