@@ -6,6 +6,8 @@ X张", "『A』限定：A特征以外的战魂都不能放入卡组", "额外卡
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
@@ -200,3 +202,23 @@ def test_decklists_accept_every_name_search_accepts(line: str) -> None:
     deck = check(line + "\n", KF, fmt("keyforge"))
     assert "unknown_card" not in deck.codes()
     assert deck.counts["main"] == 1
+
+
+# ---------------------------------------------------------------------------- the rules pages say it
+
+
+@pytest.mark.parametrize(
+    ("game", "phrases"),
+    [
+        ("samsara", ["没有规则文字的法力石是基本法力石", "能换入卡组的卡必须合法", "只对战魂有效", "按玩家的本意计算"]),
+        ("longzhiyi", ["龍之弈没有额外卡组", "能换入卡组的卡必须合法"]),
+        ("zhutian", ["誅天没有额外卡组", "能换入卡组的卡必须合法"]),
+        ("keyforge", ["熔钥秘境没有额外卡组", "能换入卡组的卡必须合法"]),
+    ],
+)
+def test_the_rules_pages_state_the_choices(client: Any, game: str, phrases: list[str]) -> None:
+    body = client.get(f"/rules/{game}").get_data(as_text=True)
+    for phrase in phrases:
+        assert phrase in body, phrase
+    english = client.get(f"/rules/{game}?lang=en").get_data(as_text=True)
+    assert "swapped in must be legal" in english
