@@ -100,6 +100,17 @@ def test_a_main_card_in_the_extra_deck_counts_towards_the_main_deck() -> None:
     assert verdict.codes() == ["main_card_in_extra"]
 
 
+def test_the_extra_deck_cap_counts_stones_written_in_the_main_deck() -> None:
+    capped = fmt("samsara", extra_max=10)
+    assert check(main_of(50) + "2 火之法力石\n" + EXTRA, SAMSARA, capped).codes() == [
+        "extra_card_in_main",
+        "extra_too_large",
+    ]
+    # a soul written in the extra deck does not count towards its cap
+    verdict = check(main_of(50) + "额外卡组:\n1 童话兵19\n10 火之法力石\n", SAMSARA, capped)
+    assert verdict.codes() == ["main_card_in_extra"]
+
+
 def test_an_unknown_line_counts_with_its_copies() -> None:
     verdict = check(main_of(47) + "3 无名之卡\n" + EXTRA, SAMSARA, STANDARD)
     assert verdict.codes() == ["unknown_card"]  # no false main_too_small

@@ -140,7 +140,10 @@ class ExtraMax:
 
     def check(self, deck: Deck, fmt: FormatSpec) -> Iterator[Violation]:
         limit = fmt.param("extra_max")
-        size = deck.size("extra")
+        # counted as meant, like the main deck: the stones and 额外构筑 cards wherever written,
+        # plus unknown lines written in the extra deck (a misplacement is reported on its own)
+        size = sum(e.count for e in deck.entries if e.section != "side" and home_section(e.card) == "extra")
+        size += deck.unresolved.get("extra", 0)
         if limit is not None and size > limit:
             yield Violation(
                 "extra_too_large",
