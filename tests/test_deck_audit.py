@@ -172,6 +172,7 @@ def test_a_longzhiyi_extra_deck_is_an_error(deck: str) -> None:
         ("3 亚瑟王·圣剑之誓 (M4)", "card_not_in_set", ["亚瑟王·圣剑之誓", "M4", "S8"]),
         ("3 (M4) 9999", "unknown_card", ["M4", "9999", "M4-001"]),
         ("3 (ZZ9) 001", "unknown_card", ["ZZ9", "没有这个系列"]),
+        ("3 亚瑟王·圣剑之誓 (ZZ9)", "card_not_in_set", ["ZZ9", "不存在", "S8"]),
     ],
 )
 def test_messages_point_at_the_real_problem(sample_catalogue: Engine, line: str, code: str, needles: list[str]) -> None:

@@ -362,8 +362,9 @@ def resolve(decklist: DeckList, pool: CardPool, *, game: str | None = None) -> t
     for line in decklist.lines:
         ids, set_code, number = _lookup(pool, line)
         where_zh, where_en = _where(line)
-        if not ids and set_code is not None and line.name and not line.number:
-            # the name is a card, not one printed in the set named: count it, and say where it is
+        if not ids and line.set_code and line.name and not line.number:
+            # the name is a card, not one printed in the set named (or the set does not exist):
+            # count it as the card it names, and say where it is printed
             named = [i for i in _name_ids(pool, line.name) if set_code not in pool.cards[i].set_codes]
             if len(named) == 1:
                 found = pool.cards[named[0]]
@@ -371,12 +372,14 @@ def resolve(decklist: DeckList, pool: CardPool, *, game: str | None = None) -> t
                 deck.entries.append(
                     DeckEntry(found, line.count, line.section, (line.line,) if line.line else (), None, None)
                 )
+                missing_zh = f"没有 {set_code} 的印刷" if set_code else f"所写的系列「{line.set_code}」不存在"
+                missing_en = f"has no printing in {set_code}" if set_code else f"names no set '{line.set_code}'"
                 problems.append(
                     Violation(
                         "card_not_in_set",
-                        f"{where_zh}「{found.name}」没有 {set_code} 的印刷，它印于：{printed}；"
+                        f"{where_zh}「{found.name}」{missing_zh}，它印于：{printed}；"
                         f"请改正系列或去掉 ({line.set_code})",
-                        f"{where_en}'{found.name}' has no printing in {set_code}; it is printed in: {printed}; "
+                        f"{where_en}'{found.name}' {missing_en}; it is printed in: {printed}; "
                         f"correct the set or drop ({line.set_code})",
                         cards=[found.name],
                         counts={"line": line.line, "copies": line.count, "sets": sorted(found.set_codes)},
