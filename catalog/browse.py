@@ -9,6 +9,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from catalog.games import GAMES, GameModule, module_of
+from catalog.lookup import UnknownPrinting, find_card
 from catalog.models import Card, CardKeyword, CardSet, Game, PackTemplate, Printing
 from catalog.text import fold
 
@@ -138,19 +139,10 @@ class CardPage:
     printings: list[tuple[Printing, CardSet]]
 
 
-def find_card(session: Session, game: Game, name: str) -> Card | None:
-    """A card by its exact name, else by folded name (Traditional/Simplified, width)."""
-    card = session.scalars(select(Card).where(Card.game_id == game.id, Card.name == name)).first()
-    if card is None:
-        card = session.scalars(
-            select(Card).where(Card.game_id == game.id, Card.name_key == fold(name)).order_by(col(Card.id))
-        ).first()
-    return card
-
-
 def card_page(session: Session, game: Game, name: str) -> CardPage | None:
-    card = find_card(session, game, name)
-    if card is None:
+    try:
+        card = find_card(session=session, game=game.slug, name=name)
+    except UnknownPrinting:
         return None
     printings = [
         (printing, card_set)
@@ -205,21 +197,12 @@ def keyword_uses(session: Session, game: Game, *, labels: int = 6) -> dict[str, 
     }
 
 
-def find_printing(session: Session, game: Game, set_code: str, number: str) -> tuple[Printing, Card, CardSet] | None:
-    """A printing by set code and collector number (both folded), with its card and set."""
-    row = session.execute(
-        select(Printing, Card, CardSet)
-        .join(Card, col(Card.id) == col(Printing.card_id))
-        .join(CardSet, col(CardSet.id) == col(Printing.set_id))
-        .where(CardSet.game_id == game.id, CardSet.code_key == fold(set_code), Printing.number_key == fold(number))
-        .order_by(col(Printing.id))
-    ).first()
-    return None if row is None else (row[0], row[1], row[2])
-
-
 def find_printings(session: Session, game: Game, query: str) -> list[tuple[Printing, Card, CardSet]]:
     """Printings of a card named ``query`` (exact or folded), else with collector number ``query``."""
-    card = find_card(session, game, query)
+    try:
+        card: Card | None = find_card(session=session, game=game.slug, name=query)
+    except UnknownPrinting:
+        card = None
     condition = Printing.card_id == card.id if card is not None else Printing.number_key == fold(query)
     return [
         (printing, found, card_set)

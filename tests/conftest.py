@@ -1,8 +1,13 @@
 """Shared fixtures: a real database per test (SQLite file, or PostgreSQL via DATABASE_URL).
 
-SQLite: the schema is migrated once into a template file; each test gets a copy.
-PostgreSQL (``DATABASE_URL=postgresql+psycopg://…``): the schema is rebuilt by the
-migrations once per run; each test starts from empty tables (TRUNCATE).
+SQLite: the schema is migrated once into a template file, and a second template holds the sample
+catalogue imported into it; each test gets a copy of the one it needs (a test asking for
+``sample_catalogue``, even through ``sample_app``, starts from the second), so the sample is
+imported once per run instead of once per test.
+PostgreSQL (``DATABASE_URL=postgresql+psycopg://…``): the schema is rebuilt by the migrations
+once per run and the sample catalogue is imported once, then copied into a ``sample_snapshot``
+schema; each test starts from empty tables (TRUNCATE), refilled from that snapshot when it
+asks for the sample. ``tests/test_isolation.py`` proves rows do not leak between tests.
 """
 
 from __future__ import annotations
@@ -50,10 +55,57 @@ def _database_template(tmp_path_factory: pytest.TempPathFactory) -> str:
     template = tmp_path_factory.mktemp("template") / "template.sqlite3"
     engine = catalog_db.make_engine(f"sqlite:///{template}")
     catalog_db.upgrade(engine)
-    with engine.connect() as connection:
-        connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    _checkpoint(engine)
     engine.dispose()
     return str(template)
+
+
+def _checkpoint(engine: Engine) -> None:
+    """Everything in the main SQLite file (a plain file copy then carries it all)."""
+    with engine.connect() as connection:
+        connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+@pytest.fixture(scope="session")
+def _sample_template(_database_template: str, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The migrated template with the sample catalogue imported (SQLite: a file; PostgreSQL:
+    the ``sample_snapshot`` schema holding a copy of every table the import filled)."""
+    if ON_POSTGRES:
+        engine = catalog_db.make_engine(POSTGRES_URL)
+        _truncate_all(engine)
+        with catalog_db.transaction(engine) as session:
+            import_catalogue(session=session, paths=[SAMPLE])
+        with engine.begin() as connection:
+            connection.exec_driver_sql("DROP SCHEMA IF EXISTS sample_snapshot CASCADE")
+            connection.exec_driver_sql("CREATE SCHEMA sample_snapshot")
+            for table in SQLModel.metadata.sorted_tables:
+                connection.exec_driver_sql(
+                    f'CREATE TABLE sample_snapshot."{table.name}" AS SELECT * FROM public."{table.name}"'
+                )
+        engine.dispose()
+        return POSTGRES_URL
+    template = tmp_path_factory.mktemp("sample") / "sample.sqlite3"
+    shutil.copyfile(_database_template, template)
+    engine = catalog_db.make_engine(f"sqlite:///{template}")
+    with catalog_db.transaction(engine) as session:
+        import_catalogue(session=session, paths=[SAMPLE])
+    _checkpoint(engine)
+    engine.dispose()
+    return str(template)
+
+
+def _restore_sample(engine: Engine) -> None:
+    """PostgreSQL: the tables (just truncated) refilled from the snapshot, sequences moved past."""
+    with engine.begin() as connection:
+        for table in SQLModel.metadata.sorted_tables:
+            connection.exec_driver_sql(f'INSERT INTO "{table.name}" SELECT * FROM sample_snapshot."{table.name}"')
+            for column in table.primary_key.columns:
+                if column.autoincrement is True or (column.autoincrement == "auto" and column.type.python_type is int):
+                    connection.exec_driver_sql(
+                        f"SELECT setval(pg_get_serial_sequence('\"{table.name}\"', '{column.name}'), "
+                        f'COALESCE((SELECT MAX("{column.name}") FROM "{table.name}"), 0) + 1, false) '
+                        f"WHERE pg_get_serial_sequence('\"{table.name}\"', '{column.name}') IS NOT NULL"
+                    )
 
 
 def _truncate_all(engine: Engine) -> None:
@@ -63,20 +115,25 @@ def _truncate_all(engine: Engine) -> None:
 
 
 @pytest.fixture
-def database_url(_database_template: str, tmp_path: Path) -> Iterator[str]:
-    """A migrated, empty database for this test alone.
+def database_url(request: pytest.FixtureRequest, _database_template: str, tmp_path: Path) -> Iterator[str]:
+    """A migrated database for this test alone: empty, or holding the sample catalogue when the
+    test asks for ``sample_catalogue`` (directly or through another fixture).
 
     Afterwards, the ledger invariant (DESIGN §10) is checked on whatever the test committed:
     per user, printing and grade, the ledger sums to the collection quantities.
     """
+    with_sample = "sample_catalogue" in request.fixturenames
+    template = request.getfixturevalue("_sample_template") if with_sample else _database_template
     if ON_POSTGRES:
         engine = catalog_db.make_engine(POSTGRES_URL)
         _truncate_all(engine)
+        if with_sample:
+            _restore_sample(engine)
         engine.dispose()
         url = POSTGRES_URL
     else:
         target = tmp_path / "test.sqlite3"
-        shutil.copyfile(_database_template, target)
+        shutil.copyfile(template, target)
         url = f"sqlite:///{target}"
     yield url
     _assert_ledger_sums(url)
@@ -116,9 +173,8 @@ def session(engine: Engine) -> Iterator[Session]:
 
 @pytest.fixture
 def sample_catalogue(engine: Engine) -> Engine:
-    """The database with the shipped sample catalogue imported and committed."""
-    with catalog_db.transaction(engine) as session:
-        import_catalogue(session=session, paths=[SAMPLE])
+    """The database with the shipped sample catalogue imported and committed (copied from the
+    session's sample template by ``database_url``)."""
     return engine
 
 

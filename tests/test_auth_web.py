@@ -226,7 +226,10 @@ def test_the_api_is_exempt_from_csrf(sample_app: Any) -> None:
     sample_app.config["WTF_CSRF_ENABLED"] = True
     client = sample_app.test_client()
     assert client.post("/api/v1/packs/open", json={"set": "M4", "packs": 1, "seed": 1}).status_code == 200
-    assert client.post("/api/v1/decks/check", json={"game": "samsara", "list": "3 孙悟空"}).status_code in (200, 400)
+    response = client.post("/api/v1/decks/check", json={"game": "samsara", "decklist": "3 孙悟空"})
+    assert response.status_code == 200  # a CSRF refusal would be 400
+    verdict = response.get_json()
+    assert verdict["legal"] is False and verdict["counts"]["main"] == 3
 
 
 _POST_FORM = re.compile(r"<form\b[^>]*\bmethod=[\"']?post[\"']?[^>]*>(.*?)</form>", re.I | re.S)

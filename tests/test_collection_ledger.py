@@ -16,7 +16,6 @@ from catalog.collection import (
     BadTradeQuantity,
     ItemGrade,
     NegativeQuantity,
-    UnknownPrinting,
     add_opening,
     adjust,
     change_for_trade,
@@ -26,6 +25,7 @@ from catalog.collection import (
     set_note,
 )
 from catalog.collection.items import BadDelta
+from catalog.lookup import UnknownPrinting
 from catalog.models import CollectionItem, LedgerEntry
 from tests.collectionkit import NOW, committed_user, owned, printing_id
 from tests.helpers import table_counts

@@ -8,7 +8,6 @@ from sqlmodel import Session
 
 from catalog import db as catalog_db
 from catalog.collection import ItemGrade, adjust, import_collection
-from catalog.collection.resolve import UnknownPrinting, find_card
 from catalog.collection.views import collection_page, history, set_completion, totals
 from catalog.collection.wants import (
     NotFound,
@@ -29,6 +28,7 @@ from catalog.decks.saved import (
     list_decks,
     save_deck,
 )
+from catalog.lookup import UnknownPrinting, find_card
 from catalog.models import Printing, User
 from tests.collectionkit import NM, NOW, committed_user, owned, printing_id
 
@@ -50,7 +50,7 @@ def test_wants_set_replace_remove_and_ownership(sample_catalogue: Engine, alice:
     with catalog_db.transaction(sample_catalogue) as session:
         pid = _add(session, alice, "M4-001", 1)
         card_id = session.get(Printing, pid).card_id  # type: ignore[union-attr]
-        assert find_card(session=session, game="samsara", name="小紅帽・森林歌者") == card_id
+        assert find_card(session=session, game="samsara", name="小紅帽・森林歌者").id == card_id
         with pytest.raises(UnknownPrinting):
             find_card(session=session, game="longzhiyi", name="小红帽·森林歌者")
         set_want(session=session, user_id=alice, card_id=card_id, quantity=3, now=NOW)

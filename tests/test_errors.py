@@ -9,8 +9,8 @@ from catalog.collection.grades import BadGrade
 from catalog.collection.imports import ImportNotFound
 from catalog.collection.items import BadDelta
 from catalog.collection.ledger import BadTradeQuantity, NegativeQuantity
-from catalog.collection.resolve import UnknownPrinting
 from catalog.errors import ConfigurationError, LunzangError, Message
+from catalog.lookup import UnknownPrinting
 
 
 @pytest.mark.parametrize(

@@ -256,3 +256,21 @@ def test_every_rule_kind_of_every_game_has_rules(slug: str) -> None:
 def test_an_unknown_rule_kind_is_an_error_not_an_empty_rule_set() -> None:
     with pytest.raises(UnknownRuleKind, match="samsara has no rules for the rule kind 'archon'"):
         SAMSARA.rule_set("archon")
+
+
+@pytest.mark.parametrize(
+    ("game", "field", "page", "face"),
+    [
+        (SAMSARA, "attack", "攻击力", "攻"),
+        (SAMSARA, "level", "等级", "等级"),
+        (LONGZHIYI, "attributes", "颜色", "顏色"),
+        (ZHUTIAN, "level", "等级", "等級"),
+        (ZHUTIAN, "faction", "职业", "職業"),
+        # one word for KeyForge power on its pages and its card faces
+        (KEYFORGE, "attack", "战斗力", "战斗力"),
+        (KEYFORGE, "defense", "护甲", "护甲"),
+    ],
+)
+def test_field_words_come_from_the_game(game: Any, field: str, page: str, face: str) -> None:
+    assert game.labels()[field] == page
+    assert game.face_label(field) == face

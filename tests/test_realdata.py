@@ -18,6 +18,9 @@ from tests.conftest import REALDATA
 from tests.helpers import table_counts
 
 COTA = REALDATA / "keyforge-CotA.json"
+# The file is third-party data kept outside the repository (CI has ../shared/realdata beside it);
+# a plain clone skips these tests, saying why, instead of failing on a missing file.
+needs_cota = pytest.mark.skipif(not COTA.is_file(), reason=f"needs the real KeyForge data: {COTA} is absent")
 
 
 def _import(engine: Engine, path: Path):  # type: ignore[no-untyped-def]
@@ -25,6 +28,7 @@ def _import(engine: Engine, path: Path):  # type: ignore[no-untyped-def]
         return import_catalogue(session=session, paths=[path])
 
 
+@needs_cota
 def test_cota_imports_with_chinese_names(engine: Engine) -> None:
     report = _import(engine, COTA)
     assert report.printings.added == 370
@@ -46,6 +50,7 @@ def test_cota_imports_with_chinese_names(engine: Engine) -> None:
         assert variants == 6  # 4 FIXED + 2 Variant, filed under Special
 
 
+@needs_cota
 def test_cota_reimport_is_a_no_op(engine: Engine) -> None:
     _import(engine, COTA)
     before = table_counts(engine)
@@ -53,6 +58,7 @@ def test_cota_reimport_is_a_no_op(engine: Engine) -> None:
     assert table_counts(engine) == before
 
 
+@needs_cota
 def test_broken_community_json_is_refused(engine: Engine, tmp_path: Path) -> None:
     data = json.loads(COTA.read_text(encoding="utf-8"))
     data["cards"][4]["rarity"] = "Mythic"

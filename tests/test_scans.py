@@ -15,6 +15,7 @@ from sqlmodel import Session, select
 from catalog.db import transaction
 from catalog.images import faces as images
 from catalog.images import scans
+from catalog.lookup import UnknownPrinting, find_printing
 from catalog.models import Printing, PrintingScan
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
@@ -197,11 +198,14 @@ def test_stored_by_content_hash_and_the_same_upload_twice_is_one_scan(
 
 
 def test_find_printing_by_collector_number(sample_catalogue: Engine, session: Session) -> None:
-    printing, card_set, game = scans.find_printing(session=session, number="m4-001")
-    assert (printing.number, card_set.code, game) == ("M4-001", "M4", "samsara")
-    assert scans.find_printing(session=session, number="001", set_code="M4")[0].number == "M4-001"
-    with pytest.raises(scans.ScanError, match="没有收藏编号"):
-        scans.find_printing(session=session, number="ZZ-999")
+    found = find_printing(session=session, number="m4-001")
+    assert (found.number, found.set.code, found.set.game) == ("M4-001", "M4", "samsara")
+    assert find_printing(session=session, number="001", set_code="M4").number == "M4-001"
+    assert find_printing(session=session, number="M4-001", set_code="奇幻征途", game="samsara").number == "M4-001"
+    with pytest.raises(UnknownPrinting, match="没有收藏编号"):
+        find_printing(session=session, number="ZZ-999")
+    with pytest.raises(UnknownPrinting, match="系列 M4 中没有编号 M4-999"):
+        find_printing(session=session, number="999", set_code="M4")
 
 
 def _folder(tmp_path: Path, files: dict[str, bytes]) -> Path:
@@ -241,11 +245,9 @@ def test_folder_is_all_or_nothing(sample_catalogue: Engine, session: Session, tm
             session=session, game="samsara", set_code="M4", folder=folder, store_dir=store, now=NOW
         )
     problems = {p.name: p.message.zh for p in caught.value.problems}
-    assert set(problems) == {"M4-002.png", "M4-999.png", "M4-001.jpg"} or set(problems) == {
-        "M4-002.png",
-        "M4-999.png",
-        "1.png",
-    }
+    # files are taken in name order: "1.png" claims M4-001 first, so "M4-001.jpg" is the duplicate
+    assert set(problems) == {"M4-002.png", "M4-999.png", "M4-001.jpg"}
+    assert problems["M4-001.jpg"] == "与 1.png 是同一张印刷"
     assert "不是图片" in problems["M4-002.png"] and "没有编号为「M4-999」" in problems["M4-999.png"]
     assert stored_files(store) == []
     assert session.scalars(select(PrintingScan)).all() == []

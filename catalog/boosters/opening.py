@@ -11,6 +11,7 @@ from sqlmodel import Session
 
 from catalog.boosters.engine import draw_packs
 from catalog.boosters.model import PackModel, PackPrinting, check_counts, check_seed, load_pack_model, make_rng
+from catalog.games import DEFAULT_GAME
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ def open_packs(
     *,
     session: Session,
     set_code: str,
-    game: str = "samsara",
+    game: str = DEFAULT_GAME,
     packs: int | None = None,
     boxes: int | None = None,
     seed: int | None = None,

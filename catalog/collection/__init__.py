@@ -6,17 +6,17 @@ through it. The modules, split along the domain:
 - ``grades``: condition / language / finish vocabularies and their aliases;
 - ``items``: one item by set + number (what the API calls);
 - ``ledger``: ``adjust`` (one item), bulk changes, booster openings, ``check_ledger``;
-- ``resolve``: set + number / name → printing, in bulk;
 - ``csvio`` / ``imports``: reading, importing, undoing and exporting CSV files;
 - ``wants``: want list, have list, the keep-N rule;
 - ``views``: totals, set completion, the item list, history.
 
-Saved decks live with the other deck code, in :mod:`catalog.decks.saved`.
+Saved decks live with the other deck code, in :mod:`catalog.decks.saved`; finding printings from
+set + number / name is :mod:`catalog.lookup`.
 """
 
 from catalog.collection.csvio import CollectionFileError, CsvProblem, export_collection
 from catalog.collection.grades import BadGrade, ItemGrade
-from catalog.collection.imports import ImportReport, import_collection, undo_import
+from catalog.collection.imports import CollectionImportReport, import_collection, undo_import
 from catalog.collection.items import ItemResult, change_for_trade, change_item
 from catalog.collection.ledger import (
     BadTradeQuantity,
@@ -28,20 +28,18 @@ from catalog.collection.ledger import (
     set_for_trade,
     set_note,
 )
-from catalog.collection.resolve import UnknownPrinting, find_printing
 from catalog.collection.users import UnknownUser, find_user
 
 __all__ = [
     "BadGrade",
     "BadTradeQuantity",
     "CollectionFileError",
+    "CollectionImportReport",
     "CsvProblem",
-    "ImportReport",
     "ItemChange",
     "ItemGrade",
     "ItemResult",
     "NegativeQuantity",
-    "UnknownPrinting",
     "UnknownUser",
     "add_opening",
     "adjust",
@@ -49,7 +47,6 @@ __all__ = [
     "change_item",
     "check_ledger",
     "export_collection",
-    "find_printing",
     "find_user",
     "import_collection",
     "set_for_trade",

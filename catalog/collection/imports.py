@@ -22,12 +22,13 @@ from catalog.collection.ledger import (
     Key,
     NegativeQuantity,
     lock_items,
+    lock_user,
     plan_targets,
     write_changes,
 )
-from catalog.collection.resolve import PrintingIndex, PrintingInfo, UnknownPrinting
 from catalog.collection.tables import PRINTING
 from catalog.errors import LunzangError, Message
+from catalog.lookup import PrintingIndex, PrintingInfo, UnknownPrinting
 from catalog.models import CollectionImport, LedgerEntry, table_of
 from catalog.text import fold
 
@@ -41,7 +42,7 @@ class ImportNotFound(LunzangError):
 
 
 @dataclass
-class ImportReport:
+class CollectionImportReport:
     """What an import did (or, in a dry run, would do)."""
 
     mode: str
@@ -179,7 +180,7 @@ def import_collection(
     mode: str = "add",
     dry_run: bool = False,
     now: datetime,
-) -> ImportReport:
+) -> CollectionImportReport:
     """Import a collection CSV (no commit). ``add`` adds the file's quantities; ``replace`` makes
     the file the collection (items absent from it go to 0). A dry run writes nothing.
 
@@ -192,10 +193,15 @@ def import_collection(
             )
         )
     preset, row_count, merged, printings = read_file(session=session, data=data)
-    report = ImportReport(mode=mode, dry_run=dry_run, preset=preset, rows=row_count, merged=row_count - len(merged))
+    report = CollectionImportReport(
+        mode=mode, dry_run=dry_run, preset=preset, rows=row_count, merged=row_count - len(merged)
+    )
     record = None
     if not dry_run:
-        # Written first: on SQLite the first write takes the lock that the item reads below rely on.
+        # The user is locked before the import row is written: that row's foreign key takes a
+        # share lock on the user, and two imports upgrading it to FOR UPDATE deadlocked on
+        # PostgreSQL. On SQLite the first write takes the lock that the item reads below rely on.
+        lock_user(session, user_id)
         record = CollectionImport(user_id=user_id, mode=mode, filename=filename[:255], rows=row_count, created_at=now)
         session.add(record)
         session.flush()

@@ -10,8 +10,8 @@ from sqlmodel import Session
 
 from catalog.collection.grades import ItemGrade
 from catalog.collection.ledger import ItemChange, adjust, set_for_trade
-from catalog.collection.resolve import PrintingInfo, find_printing
 from catalog.errors import LunzangError, Message
+from catalog.lookup import PrintingInfo, find_printing
 
 MAX_DELTA = 10_000
 

@@ -213,13 +213,28 @@ def adjust(
             .values(quantity=change.after, for_trade=change.for_trade_after, updated_at=now)
         )
         session.execute(LEDGER.insert(), [_ledger_row(user_id, change, reason, ref, import_id, now)])
+        if change.trade_delta < 0:
+            _for_trade_fell(session, user_id, [change], now)
     return change
+
+
+def _for_trade_fell(session: Session, user_id: int, changes: Sequence[ItemChange], now: datetime) -> None:
+    """Copies for trade went down: open offers that held them get marked "needs attention"
+    (issue 13 §2). The trading package is imported here, lazily, because it builds on this one."""
+    from catalog.trading.reservation import flag_shortfalls
+
+    fell = {(ch.printing_id, ch.grade): ch.for_trade_after for ch in changes if ch.trade_delta < 0}
+    if fell:
+        flag_shortfalls(session, user_id=user_id, for_trade_after=fell, now=now)
 
 
 def set_for_trade(
     *, session: Session, user_id: int, printing_id: int, grade: ItemGrade = DEFAULT_GRADE, for_trade: int, now: datetime
 ) -> ItemChange:
     """Set how many copies of one item are offered for trade (0 … quantity), ledgered."""
+    # The user first, as every writer does: locking the item first and the user second (inside
+    # adjust) deadlocked on PostgreSQL against a trade settling the same item.
+    lock_user(session, user_id)
     state = _lock(session, user_id, printing_id, grade)
     current = state.for_trade if state else 0
     return adjust(
@@ -336,6 +351,7 @@ def write_changes(
     if rows:
         names = tuple(rows[0])
         _insert_rows(connection, "ledger_entry", names, [tuple(row[n] for n in names) for row in rows])
+    _for_trade_fell(session, user_id, changes, now)
 
 
 def _insert_rows(connection: Any, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> None:

@@ -1,4 +1,5 @@
-"""Game registry: slug → game module. Adding a fifth game = one module + its data."""
+"""Game registry: slug → game. Adding a fifth game = one package here (its ``__init__`` assembles
+it) + its data under ``import/``, and its name in the tuple below."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from catalog.games.samsara import SAMSARA
 from catalog.games.zhutian import ZHUTIAN
 
 GAMES: dict[str, GameModule] = {g.slug: g for g in (SAMSARA, LONGZHIYI, ZHUTIAN, KEYFORGE)}
+# The game a command, API call or page means when it names none (the product's main game).
+DEFAULT_GAME = SAMSARA.slug
 
 
 def get_game(slug: str) -> GameModule | None:
@@ -29,4 +32,4 @@ def module_of(game: Any) -> GameModule:
     return GAMES[game.slug].with_vocabulary(getattr(game, "vocabulary", None) or {})
 
 
-__all__ = ["GAMES", "GameModule", "get_game", "module_of"]
+__all__ = ["DEFAULT_GAME", "GAMES", "GameModule", "get_game", "module_of"]

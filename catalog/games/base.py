@@ -11,7 +11,30 @@ from typing import Any, ClassVar
 
 from catalog.errors import Message
 from catalog.rules import DrawModel, Rule, Rulebook
-from catalog.text import fold
+from catalog.text import fold, to_traditional
+
+RGB = tuple[int, int, int]
+
+
+def N_(text: str) -> str:  # the gettext marker Babel extracts: the site translates these words
+    return text
+
+
+# Words for card fields (msgids of the site, which translates them); a game whose players use
+# other words overrides some in ``field_labels``. One set of words for pages and card faces.
+FIELD_LABELS: Mapping[str, str] = {
+    "attributes": N_("属性"),
+    "faction": N_("阵营"),
+    "cost": N_("费用"),
+    "level": N_("等级"),
+    "attack": N_("攻击力"),
+    "defense": N_("防御力"),
+    "life": N_("生命"),
+    "amber": N_("琥珀"),
+    "traits": N_("特征"),
+}
+# The same words shortened where a card face has no room for them.
+SHORT_LABELS: Mapping[str, str] = {"攻击力": "攻", "防御力": "防"}
 
 
 @dataclass(frozen=True)
@@ -244,6 +267,13 @@ class GameModule:
     # vocabularies a catalogue may extend with its own words in the manifest's [vocabulary]
     # table (attribute name → what it is called in messages); the seeds leave them open
     open_lists: ClassVar[Mapping[str, str]] = {}
+    # the series codes a set may have; empty = free text
+    series: tuple[str, ...] = ()
+    # field → the game's own word for it (over FIELD_LABELS)
+    field_labels: ClassVar[Mapping[str, str]] = {}
+    # card frames: attribute/colour → colour; rarity code → colour (else by step on the ladder)
+    attribute_colours: ClassVar[Mapping[str, RGB]] = {}
+    rarity_colours: ClassVar[Mapping[str, RGB]] = {}
 
     def __init__(
         self,
@@ -290,6 +320,16 @@ class GameModule:
                 cache.clear()
             cache[key] = found
         return found
+
+    def labels(self) -> dict[str, str]:
+        """Field → its word in this game (Simplified: the site's msgids, translated there)."""
+        return {**FIELD_LABELS, **self.field_labels}
+
+    def face_label(self, field: str) -> str:
+        """The field's word as printed on a card face: short, in the game's script."""
+        label = self.labels().get(field, field)
+        label = SHORT_LABELS.get(label, label)
+        return to_traditional(label) if self.script == "hant" else label
 
     @property
     def columns(self) -> tuple[str, ...]:

@@ -27,12 +27,12 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
-from catalog.games.base import GameModule
+from catalog.games.base import RGB, GameModule
 from catalog.models import Card, CardSet, Printing
 from catalog.text import fold
 
 # Bump when the drawing changes: it is part of every cache key and image URL.
-RENDERER_VERSION = "1"
+RENDERER_VERSION = "2"  # 2: KeyForge power printed 战斗力, the word its pages use
 
 # Card width in pixels per size; the height keeps 63:88.
 SIZES: dict[str, int] = {"small": 146, "normal": 488, "large": 745}
@@ -40,7 +40,6 @@ FORMATS = ("webp", "png")
 BASE_WIDTH = 488  # the layout below is written in pixels of the normal size
 
 Font = ImageFont.FreeTypeFont
-RGB = tuple[int, int, int]
 
 
 def dimensions(size: str) -> tuple[int, int]:
@@ -61,22 +60,6 @@ def font(pixels: int) -> Font:
 
 # ---------------------------------------------------------------------------- colours
 
-# Attribute/colour characters of every game (canonical spellings) → frame colour. EL: "火（红色）、
-# 水（蓝色）、风（绿色）、地（黄色）、光（白色）、暗（紫色）…无（黑色）"; 龍之弈: 白、藍、黑、紅、綠.
-ATTRIBUTE_COLOURS: dict[str, RGB] = {
-    "火": (200, 44, 36),
-    "紅": (200, 44, 36),
-    "水": (37, 99, 200),
-    "藍": (37, 99, 200),
-    "风": (30, 150, 70),
-    "綠": (30, 150, 70),
-    "地": (205, 160, 20),
-    "光": (236, 232, 218),
-    "白": (236, 232, 218),
-    "暗": (120, 40, 180),
-    "无": (38, 38, 42),
-    "黑": (38, 38, 42),
-}
 NEUTRAL: RGB = (110, 118, 130)
 # Muted frames for games coloured by house/faction rather than attribute (誅天, KeyForge).
 FACTION_PALETTE: tuple[RGB, ...] = (
@@ -88,14 +71,7 @@ FACTION_PALETTE: tuple[RGB, ...] = (
     (140, 110, 60),
     (60, 110, 105),
 )
-# EL rarities by name; other games by their step on the ladder (lowest grey … highest gold).
-RARITY_COLOURS: dict[str, RGB] = {
-    "C": (140, 144, 150),
-    "R": (50, 110, 220),
-    "PR": (150, 80, 220),
-    "UR": (230, 150, 20),
-    "SR": (215, 40, 50),
-}
+# Rarities a game names no colour for: by their step on the ladder (lowest grey … highest gold).
 LADDER: tuple[RGB, ...] = ((140, 144, 150), (60, 150, 90), (50, 110, 220), (150, 80, 220), (230, 150, 20))
 PAPER: RGB = (247, 243, 234)
 INK: RGB = (28, 26, 24)
@@ -112,9 +88,9 @@ def _on(colour: RGB) -> RGB:
     return INK if 0.299 * r + 0.587 * g + 0.114 * b > 150 else (255, 255, 255)
 
 
-def frame_colours(card: Card) -> list[RGB]:
+def frame_colours(card: Card, game: GameModule) -> list[RGB]:
     """One or two frame colours: the card's attributes, else a colour for its faction/house."""
-    known = [ATTRIBUTE_COLOURS[a] for a in card.attributes if a in ATTRIBUTE_COLOURS]
+    known = [game.attribute_colours[a] for a in card.attributes if a in game.attribute_colours]
     if known:
         return [known[0], known[-1]] if len(known) > 1 else known
     if card.faction:
@@ -124,8 +100,8 @@ def frame_colours(card: Card) -> list[RGB]:
 
 
 def rarity_colour(game: GameModule, code: str) -> RGB:
-    if code in RARITY_COLOURS and game.slug == "samsara":
-        return RARITY_COLOURS[code]
+    if code in game.rarity_colours:
+        return game.rarity_colours[code]
     try:
         rank, top = game.rarity.rank(code), max(1, len(game.rarity.codes) - 1)
     except ValueError:
@@ -185,12 +161,6 @@ def _fit(text: str, width: float, start: int, smallest: int) -> Font:
 
 # ---------------------------------------------------------------------------- the card face
 
-# Short stat labels printed on the card, in the game's script; KeyForge says power/armour.
-STAT_LABELS: dict[str, dict[str, str]] = {
-    "hans": {"level": "等级", "attack": "攻", "defense": "防", "life": "生命", "amber": "琥珀"},
-    "hant": {"level": "等級", "attack": "攻", "defense": "防", "life": "生命", "amber": "琥珀"},
-    "keyforge": {"attack": "战力", "defense": "护甲", "amber": "琥珀"},
-}
 STAT_FIELDS = ("level", "attack", "defense", "life", "amber")
 
 
@@ -229,7 +199,7 @@ def render_card(
 
     image = Image.new("RGB", (width, height), PAPER)
     draw = ImageDraw.Draw(image)
-    frames = frame_colours(card)
+    frames = frame_colours(card, game)
     first, last = frames[0], frames[-1]
     # The frame: the whole card, split down the middle for two attributes.
     draw.rectangle((0, 0, width, height), fill=first)
@@ -323,7 +293,7 @@ def _cost_pips(card: Card, game: GameModule) -> list[tuple[RGB, str]]:
     if card.cost:
         order = list(game.attributes.canonical)
         items = sorted(card.cost.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
-        return [(ATTRIBUTE_COLOURS.get(attr, NEUTRAL), str(n)) for attr, n in items]
+        return [(game.attribute_colours.get(attr, NEUTRAL), str(n)) for attr, n in items]
     if card.cost_text:
         return [((235, 235, 235), card.cost_text)]
     return []
@@ -357,12 +327,11 @@ def _draw_stats(
     stats = _stats(card)
     if not stats:
         return
-    names = STAT_LABELS.get(game.slug) or STAT_LABELS[game.script]
     x0, y0, x1, y1 = box
     label_font, value_font = font(round(14 * k)), font(round(22 * k))
     right = x1
     for field, value in reversed(stats):
-        label = names.get(field, field)
+        label = game.face_label(field)
         text = str(value)
         w = label_font.getlength(label) + value_font.getlength(text) + 18 * k
         chip = (right - w, y0, right, y1)

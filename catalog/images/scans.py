@@ -308,39 +308,6 @@ def _printing(session: Session, printing_id: int) -> Printing:
     return printing
 
 
-def find_printing(
-    *, session: Session, number: str, game: str | None = None, set_code: str | None = None
-) -> tuple[Printing, CardSet, str]:
-    """The one printing with collector ``number`` (folded: ``m4-001`` = ``M4-001``), narrowed by
-    game slug and set code: (printing, set, game slug). :class:`ScanError` when none or several."""
-    query = (
-        select(Printing, CardSet, Game.slug)
-        .join(CardSet, col(CardSet.id) == col(Printing.set_id))
-        .join(Game, col(Game.id) == col(CardSet.game_id))
-        .where(Printing.number_key == fold(number))
-    )
-    if game:
-        query = query.where(Game.slug == game)
-    if set_code:
-        query = query.where(CardSet.code_key == fold(set_code))
-    rows = [(p, s, slug) for p, s, slug in session.execute(query.order_by(col(Printing.id)))]
-    if not rows and set_code:  # "--set M4 001": the number without its set prefix
-        return find_printing(session=session, number=f"{set_code}-{number}", game=game)
-    if not rows:
-        scope = "、".join(filter(None, [game, set_code]))
-        raise _error(
-            f"没有收藏编号为「{number}」的印刷" + (f"（{scope}）" if scope else ""),
-            f"no printing numbered '{number}'" + (f" ({scope})" if scope else ""),
-        )
-    if len(rows) > 1:
-        where = "、".join(f"{slug} {s.code}" for _p, s, slug in rows)
-        raise _error(
-            f"收藏编号「{number}」有多张印刷（{where}）：请用 --game / --set 指明",
-            f"several printings are numbered '{number}' ({where}): give the game or set",
-        )
-    return rows[0]
-
-
 def add_scan(
     *,
     session: Session,

@@ -75,7 +75,7 @@ class TemplateSpec:
 
 
 @dataclass
-class FormatSpec:
+class ManifestFormat:
     code: str
     name: str
     rules: str
@@ -101,7 +101,7 @@ class Source:
     sample: bool = False
     sets: list[SetSpec] = field(default_factory=list)
     templates: list[TemplateSpec] = field(default_factory=list)
-    formats: list[FormatSpec] = field(default_factory=list)
+    formats: list[ManifestFormat] = field(default_factory=list)
     rows: list[Row] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     # the game's vocabulary after this import: the stored one plus the manifest's [vocabulary]
@@ -524,12 +524,13 @@ def _read_set(
         problem_at(lines.key(line, "name"), "name", f"系列 {code} 缺少名称 name", f"set {code} has no name")
         ok = False
     series = _text(entry, "series")
-    if game.slug == "samsara" and series not in ("S", "M", "P", "G"):
+    if game.series and series not in game.series:
+        *first, last = game.series
         problem_at(
             lines.key(line, "series"),
             "series",
-            f"永恒之轮的系列类别应为 S、M、P 或 G，而不是「{series}」",
-            f"Eternal Samsara series must be S, M, P or G, not {series!r}",
+            f"{game.name}的系列类别应为 {'、'.join(first)} 或 {last}，而不是「{series}」",
+            f"{game.name_en} series must be {', '.join(first)} or {last}, not {series!r}",
         )
         ok = False
     kind = _text(entry, "kind") or "booster"
@@ -564,7 +565,9 @@ def _read_set(
     return SetSpec(code, name, series, kind, release, _text(entry, "description"), pack, position, line)
 
 
-def _read_format(entry: Any, game: GameModule, line: int, lines: _ManifestLines, problem_at: Any) -> FormatSpec | None:
+def _read_format(
+    entry: Any, game: GameModule, line: int, lines: _ManifestLines, problem_at: Any
+) -> ManifestFormat | None:
     if not isinstance(entry, dict):
         problem_at(line, "formats", "[[formats]] 条目应是表", "a [[formats]] entry must be a table")
         return None
@@ -625,7 +628,7 @@ def _read_format(entry: Any, game: GameModule, line: int, lines: _ManifestLines,
             params[key] = value
     if not ok:
         return None
-    return FormatSpec(code, _text(entry, "name") or code, rules, [s.strip() for s in legal], banlist, params, line)
+    return ManifestFormat(code, _text(entry, "name") or code, rules, [s.strip() for s in legal], banlist, params, line)
 
 
 def _read_csv(path: Path, game: GameModule, source: Source) -> None:

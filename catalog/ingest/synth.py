@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from catalog.games.samsara import SAMSARA
 from catalog.games.samsara.vocabulary import ATTRIBUTES, RARITY
 
 SYLLABLES = list("龍龙风火水光暗星辰天地玄黄宇宙洪荒日月盈昃辰宿列张寒来暑往秋收冬藏剑骑士魔女王灵兽妖精")
@@ -57,14 +58,14 @@ PER_SET = 500
 def write_synthetic_catalogue(out: Path, *, printings: int, seed: int = 1) -> Path:
     """Write ``out/samsara-synth/`` with ``printings`` rows; return that folder."""
     rng = np.random.Generator(np.random.PCG64(seed))
-    folder = out / "samsara-synth"
+    folder = out / f"{SAMSARA.slug}-synth"
     cards_dir = folder / "cards"
     cards_dir.mkdir(parents=True, exist_ok=True)
     for old in cards_dir.glob("*.csv"):
         old.unlink()
     set_count = max(1, -(-printings // PER_SET))
     codes = [f"X{i + 1}" for i in range(set_count)]
-    lines = ['game = "samsara"', 'name = "永恒之轮"', "sample = true", ""]
+    lines = [f'game = "{SAMSARA.slug}"', f'name = "{SAMSARA.name}"', "sample = true", ""]
     for code in codes:
         lines += ["[[sets]]", f'code = "{code}"', f'name = "合成系列 {code}"', 'series = "M"', 'kind = "booster"', ""]
     (folder / "manifest.toml").write_text("\n".join(lines), encoding="utf-8")

@@ -2,7 +2,8 @@
 
 - ``catalogue``: Game, CardSet, PackTemplate, Card (+ search rows, traits, keywords), Printing,
   Format, BanEntry;
-- ``users``: accounts, API tokens, collections, the ledger, want lists, saved decks, scans.
+- ``users``: accounts, API tokens, collections, the ledger, want lists, saved decks, scans;
+- ``trading``: trades, their lines per version, the transition log, feedback, price lists.
 
 Importing this package registers every table on ``SQLModel.metadata``, which Alembic and the
 migration test compare with the database. A new area adds its module here.
@@ -22,6 +23,7 @@ from catalog.models.catalogue import (
     Printing,
     table_of,
 )
+from catalog.models.trading import Trade, TradeEvent, TradeFeedback, TradeLine, TradePrice
 from catalog.models.users import (
     ROLES,
     ApiToken,
@@ -53,6 +55,11 @@ __all__ = [
     "Printing",
     "PrintingScan",
     "SavedDeck",
+    "Trade",
+    "TradeEvent",
+    "TradeFeedback",
+    "TradeLine",
+    "TradePrice",
     "User",
     "WantItem",
     "table_of",

@@ -19,6 +19,7 @@ from flask_login import current_user, login_required
 from catalog.errors import LunzangError
 from catalog.games import GAMES
 from catalog.images import scans
+from catalog.lookup import UnknownPrinting, find_printing
 from webapp.admin import bp
 from webapp.db import get_session
 from webapp.helpers import scan_dir, utcnow
@@ -83,10 +84,7 @@ def upload_scan() -> Any:
         return _page(400, **kept)
     session = get_session()
     try:
-        printing, _card_set, _slug = scans.find_printing(
-            session=session, number=number, game=game or None, set_code=set_code or None
-        )
-        assert printing.id is not None
+        printing = find_printing(session=session, number=number, game=game or None, set_code=set_code or None)
         scans.add_scan(
             session=session,
             printing_id=printing.id,
@@ -95,7 +93,7 @@ def upload_scan() -> Any:
             uploaded_by=current_user.id,
             now=utcnow(),
         )
-    except scans.ScanError as error:
+    except (scans.ScanError, UnknownPrinting) as error:
         session.rollback()  # nothing of the refused upload stays (the page then reads afresh)
         flash(_localized(error))
         return _page(400, **kept)

@@ -8,6 +8,7 @@ from flask import jsonify, request
 
 from catalog import boosters
 from catalog.collection.openings import OpeningAlreadyAdded, add_opening_once, opening_ref
+from catalog.games import DEFAULT_GAME
 from webapp.api import ApiError, bp
 from webapp.api.auth import api_user
 from webapp.api.openapi import PATHS, SCHEMAS
@@ -33,7 +34,7 @@ def open_packs() -> Any:
     opening = boosters.open_packs(
         session=get_session(),
         set_code=set_code,
-        game=_text(body, "game", "samsara") or "samsara",
+        game=_text(body, "game", DEFAULT_GAME) or DEFAULT_GAME,
         packs=boosters.parse_int(body.get("packs"), what_zh="包数", what_en="packs"),
         boxes=boosters.parse_int(body.get("boxes"), what_zh="盒数", what_en="boxes"),
         seed=boosters.parse_int(body.get("seed"), what_zh="种子", what_en="the seed", error=boosters.BadSeed),
@@ -65,7 +66,7 @@ def pack_odds() -> Any:
     n_boxes = boosters.parse_int(request.args.get("boxes"), what_zh="盒数", what_en="boxes") or 3
     boosters.model.check_counts(packs=None, boxes=n_boxes)
     model = boosters.load_pack_model(
-        session=get_session(), set_code=set_code, game=request.args.get("game") or "samsara"
+        session=get_session(), set_code=set_code, game=request.args.get("game") or DEFAULT_GAME
     )
     return jsonify(boosters.pack_odds(model, n_boxes=n_boxes).to_json())
 
@@ -85,7 +86,7 @@ SCHEMAS["PackOpenRequest"] = {
     "required": ["set"],
     "properties": {
         "set": {"type": "string", "description": "系列代号，如 M4"},
-        "game": {"type": "string", "default": "samsara"},
+        "game": {"type": "string", "default": DEFAULT_GAME},
         "packs": {"type": "integer", "minimum": 1, "maximum": boosters.MAX_PACKS},
         "boxes": {"type": "integer", "minimum": 1, "maximum": boosters.MAX_BOXES},
         "seed": {
@@ -177,7 +178,7 @@ PATHS["/packs/odds"] = {
         "summary": "精确概率（闭式计算）：每包、每盒、每张卡 (exact odds)",
         "parameters": [
             {"name": "set", "in": "query", "required": True, "schema": {"type": "string"}},
-            {"name": "game", "in": "query", "schema": {"type": "string", "default": "samsara"}},
+            {"name": "game", "in": "query", "schema": {"type": "string", "default": DEFAULT_GAME}},
             {"name": "boxes", "in": "query", "schema": {"type": "integer", "default": 3, "minimum": 1}},
         ],
         "responses": {

@@ -11,6 +11,7 @@ import click
 from flask.cli import with_appcontext
 from sqlmodel import Session
 
+from catalog.games import DEFAULT_GAME, GAMES
 from catalog.search import QueryError, result_json, search
 from webapp.db import get_engine
 
@@ -53,7 +54,7 @@ class QueryCommand(click.Command):
 
 @click.command("search", cls=QueryCommand)
 @click.argument("query", nargs=-1, required=True)
-@click.option("--game", "-g", default=None, help="只搜索这个游戏（samsara、longzhiyi、zhutian、keyforge）。")
+@click.option("--game", "-g", default=None, help=f"只搜索这个游戏（{'、'.join(GAMES)}）。")
 @click.option("--page", default=1, show_default=True, type=click.IntRange(min=1), help="页码。")
 @click.option("--per-page", default=60, show_default=True, type=click.IntRange(1, 175), help="每页张数。")
 @click.option("--json", "as_json", is_flag=True, help="输出 JSON（DESIGN §6）。")
@@ -106,7 +107,7 @@ def _width(text: str) -> int:
 
 @click.command("render")
 @click.argument("card")
-@click.option("--game", "-g", "game_slug", required=True, help="游戏（samsara、longzhiyi、zhutian、keyforge）。")
+@click.option("--game", "-g", "game_slug", required=True, help=f"游戏（{'、'.join(GAMES)}）。")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path, dir_okay=False), help="输出的 PNG 文件。")
 @click.option("--size", default="normal", show_default=True, help="尺寸：small、normal、large。")
 @with_appcontext
@@ -157,7 +158,7 @@ def _now() -> datetime:
 @images_group.command("add")
 @click.argument("printing")
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
-@click.option("--game", "-g", "game", default=None, help="游戏（samsara、longzhiyi、zhutian、keyforge）。")
+@click.option("--game", "-g", "game", default=None, help=f"游戏（{'、'.join(GAMES)}）。")
 @click.option("--set", "set_code", default=None, help="系列代码（编号在几个系列里重复时用）。")
 @with_appcontext
 def images_add(printing: str, file: Path, game: str | None, set_code: str | None) -> None:
@@ -165,12 +166,12 @@ def images_add(printing: str, file: Path, game: str | None, set_code: str | None
     from catalog import db as catalog_db
     from catalog.errors import LunzangError
     from catalog.images import scans
+    from catalog.lookup import find_printing
 
     try:
         with catalog_db.transaction(get_engine()) as session:
-            found, card_set, _slug = scans.find_printing(session=session, number=printing, game=game, set_code=set_code)
-            assert found.id is not None
-            label = f"{card_set.code} {found.number}"
+            found = find_printing(session=session, number=printing, game=game, set_code=set_code)
+            label = f"{found.set.code} {found.number}"
             result = scans.add_scan(
                 session=session, printing_id=found.id, data=scans.read_file(file), store_dir=_scan_store(), now=_now()
             )
@@ -186,7 +187,7 @@ def images_add(printing: str, file: Path, game: str | None, set_code: str | None
 @click.option(
     "--set", "set_code", required=True, help="系列代码：文件名是这个系列的收藏编号（M4-001.jpg 或 001.png）。"
 )
-@click.option("--game", "-g", "game", default="samsara", show_default=True, help="游戏。")
+@click.option("--game", "-g", "game", default=DEFAULT_GAME, show_default=True, help="游戏。")
 @with_appcontext
 def images_add_folder(folder: Path, set_code: str, game: str) -> None:
     """把文件夹里的每张图设为同名收藏编号的卡图。全部成功才保存；有一个文件不行就全部不保存（退出码 2）。"""
@@ -220,12 +221,12 @@ def images_remove(printing: str, game: str | None, set_code: str | None) -> None
     from catalog import db as catalog_db
     from catalog.errors import LunzangError
     from catalog.images import scans
+    from catalog.lookup import find_printing
 
     try:
         with catalog_db.transaction(get_engine()) as session:
-            found, card_set, _slug = scans.find_printing(session=session, number=printing, game=game, set_code=set_code)
-            assert found.id is not None
-            label = f"{card_set.code} {found.number}"
+            found = find_printing(session=session, number=printing, game=game, set_code=set_code)
+            label = f"{found.set.code} {found.number}"
             removed = scans.remove_scan(session=session, printing_id=found.id)
     except LunzangError as error:
         click.echo(f"错误：{error.message.zh}", err=True)

@@ -20,6 +20,7 @@ from catalog import browse
 from catalog.games import GAMES
 from catalog.images import faces as images
 from catalog.images import scans
+from catalog.lookup import UnknownPrinting, find_printing
 from catalog.models import Card, CardSet, Printing, PrintingScan
 from webapp.cards import bp
 from webapp.db import get_session
@@ -82,10 +83,18 @@ def card_image(game_slug: str, set_code: str, filename: str) -> Any:
     module = GAMES.get(game_slug)
     session = get_session()
     game = browse.get_game_row(session, game_slug) if module else None
-    found = browse.find_printing(session, game, set_code, number) if game is not None else None
+    try:
+        found = find_printing(session=session, set_code=set_code, number=number, game=game_slug) if game else None
+    except UnknownPrinting:
+        found = None
     if found is None or module is None:
         abort(404, _("没有这张印刷：%(set)s %(number)s", set=set_code, number=number))
-    printing, card, card_set = found
+    printing, card, card_set = (
+        session.get(Printing, found.id),
+        session.get(Card, found.card_id),
+        session.get(CardSet, found.set.id),
+    )
+    assert printing is not None and card is not None and card_set is not None
     scan = session.get(PrintingScan, printing.id)
     if scan is not None:
         data = scans.read_scan(scan_dir(), scan.sha256, size, fmt)

@@ -9,6 +9,7 @@ from flask_babel import gettext as _
 
 from catalog import browse
 from catalog.games import GAMES
+from catalog.games.base import FIELD_LABELS
 from catalog.models import Card
 from webapp.cards import bp
 from webapp.db import get_session
@@ -19,27 +20,10 @@ STAT_FIELDS = ("level", "attack", "defense", "life", "amber")
 
 
 def field_labels(slug: str) -> dict[str, str]:
-    """Column headings for card fields; a game whose players use other words overrides some.
-
-    Presentation only: the words belong with each game module once it has a place for them.
-    """
-    labels = {
-        "attributes": _("属性"),
-        "faction": _("阵营"),
-        "cost": _("费用"),
-        "level": _("等级"),
-        "attack": _("攻击力"),
-        "defense": _("防御力"),
-        "life": _("生命"),
-        "amber": _("琥珀"),
-        "traits": _("特征"),
-    }
-    overrides = {
-        "longzhiyi": {"attributes": _("颜色")},
-        "zhutian": {"faction": _("职业")},
-        "keyforge": {"faction": _("派系"), "attack": _("战斗力"), "defense": _("护甲")},
-    }
-    return labels | overrides.get(slug, {})
+    """Column headings for card fields, in the game's own words (its package says which), translated."""
+    game = GAMES.get(slug)
+    labels = game.labels() if game is not None else dict(FIELD_LABELS)
+    return {field: _(label) for field, label in labels.items()}
 
 
 @bp.app_template_global()

@@ -13,7 +13,7 @@ from flask_login import current_user
 
 from catalog import browse
 from catalog.decks.lists import copies_by_name
-from catalog.games import GAMES, GameModule
+from catalog.games import DEFAULT_GAME, GAMES, GameModule
 from catalog.search import QueryError, SearchResult, search
 from catalog.search.compile import FLAGS, KEYS, ORDERS, lookup
 from catalog.text import fold
@@ -46,7 +46,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "life": ("life>=6",),
     "amber": ("amber>=1", "琥珀=2"),
     "kw": ("kw:军团", "kw:军团(5)", "kw:『童话』限定"),
-    "game": ("g:samsara", "g:龍之弈"),
+    "game": (f"g:{DEFAULT_GAME}", "g:龍之弈"),
     "is": ("is:legion", "is:reprint"),
     "own": ("own>0",),
     "want": ("want>0",),

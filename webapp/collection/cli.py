@@ -17,7 +17,13 @@ from flask.cli import with_appcontext
 from sqlmodel import Session
 
 from catalog import db as catalog_db
-from catalog.collection import CollectionFileError, ImportReport, export_collection, find_user, import_collection
+from catalog.collection import (
+    CollectionFileError,
+    CollectionImportReport,
+    export_collection,
+    find_user,
+    import_collection,
+)
 from catalog.collection.csvio import MAX_BYTES, PRESETS
 from catalog.collection.imports import MODES, undo_import
 from webapp.cli_support import friendly
@@ -42,7 +48,7 @@ def _read(path: str) -> bytes:
         sys.exit(2)
 
 
-def _summary(report: ImportReport) -> list[str]:
+def _summary(report: CollectionImportReport) -> list[str]:
     prefix = "（试运行，未写入）" if report.dry_run else f"导入 #{report.import_id}："
     lines = [
         f"{prefix}方式 {report.mode}，读取 {report.rows} 行（合并相同的 {report.merged} 行）；"

@@ -39,9 +39,9 @@ from catalog.collection.grades import (
 from catalog.collection.items import ItemResult
 from catalog.collection.ledger import set_note
 from catalog.collection.manual import change_printing, printing_info, trade_printing
-from catalog.collection.resolve import UnknownPrinting, find_printing
 from catalog.errors import LunzangError, Message
 from catalog.games import GAMES
+from catalog.lookup import UnknownPrinting, find_printing
 from catalog.search import QueryError
 from webapp.collection import bp
 from webapp.db import get_session

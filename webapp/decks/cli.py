@@ -17,6 +17,7 @@ from catalog import db as catalog_db
 from catalog.decks.check import DeckCheck, check_decklist
 from catalog.decks.lists import DecklistError
 from catalog.errors import LunzangError
+from catalog.games import GAMES
 from catalog.images import decks as deckimages
 from webapp.db import get_engine
 
@@ -44,7 +45,7 @@ def _fail(message: str) -> int:
 
 @deck.command("check")
 @click.argument("file", type=str)
-@click.option("--game", "game", default=None, help="游戏：samsara、longzhiyi、zhutian、keyforge（或中文名）。")
+@click.option("--game", "game", default=None, help=f"游戏：{'、'.join(GAMES)}（或中文名）。")
 @click.option("--format", "format_code", default=None, help="赛制代码或规则类型；省略时用游戏的默认规则。")
 @click.option("--json", "as_json", is_flag=True, help="以 JSON 输出判定结果。")
 @with_appcontext
@@ -117,7 +118,7 @@ def _write(out: Path, data: bytes) -> None:
 
 @deck.command("image")
 @click.argument("file", type=str)
-@click.option("--game", "game", default=None, help="游戏：samsara、longzhiyi、zhutian、keyforge（或中文名）。")
+@click.option("--game", "game", default=None, help=f"游戏：{'、'.join(GAMES)}（或中文名）。")
 @click.option("--format", "format_code", default=None, help="赛制代码或规则类型；省略时用游戏的默认规则。")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path, dir_okay=False), help="输出的 PNG 文件。")
 @with_appcontext
@@ -135,7 +136,7 @@ def deck_image(file: str, game: str | None, format_code: str | None, out: Path) 
 
 @deck.command("proxies")
 @click.argument("file", type=str)
-@click.option("--game", "game", default=None, help="游戏：samsara、longzhiyi、zhutian、keyforge（或中文名）。")
+@click.option("--game", "game", default=None, help=f"游戏：{'、'.join(GAMES)}（或中文名）。")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path, dir_okay=False), help="输出的 PDF 文件。")
 @with_appcontext
 def deck_proxies(file: str, game: str | None, out: Path) -> None:

@@ -11,6 +11,7 @@ from sqlmodel import Session
 
 from catalog import boosters
 from catalog.boosters.completion import MAX_TRIALS
+from catalog.games import DEFAULT_GAME
 from webapp.cli_support import friendly
 from webapp.db import get_engine
 
@@ -34,7 +35,7 @@ def packs() -> None:
 
 
 SET_OPTION = click.option("--set", "set_code", required=True, help="系列代号，如 M4。")
-GAME_OPTION = click.option("--game", default="samsara", show_default=True, help="游戏（默认永恒之轮）。")
+GAME_OPTION = click.option("--game", default=DEFAULT_GAME, show_default=True, help="游戏。")
 JSON_OPTION = click.option("--json", "as_json", is_flag=True, help="输出 JSON（DESIGN §7）。")
 
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from catalog.games.base import (
+    N_,
     AttributeSet,
     FieldError,
     GameModule,
@@ -120,6 +121,8 @@ class KeyForge(GameModule):
     rarity = RARITY
     keywords = KEYWORDS
     game_columns = ("house", "amber", "power", "armor", "traits", "keywords", "name_en")
+    # KeyForge says power and armour (searched as atk/def); the seed's own word is 力量值.
+    field_labels: ClassVar[Mapping[str, str]] = {"faction": N_("派系"), "attack": N_("战斗力"), "defense": N_("护甲")}
     # "每套牌组包含3个不同的派系" — and the published decks hold 36 cards, 12 per house.
     rule_kinds: ClassVar[Mapping[str, Mapping[str, Any]]] = {"archon": {"main_min": 36, "main_max": 36, "houses": 3}}
 

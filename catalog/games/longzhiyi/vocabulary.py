@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from catalog.games.base import (
+    N_,
+    RGB,
     AttributeSet,
     FieldError,
     GameModule,
@@ -63,6 +65,15 @@ class Longzhiyi(GameModule):
     attributes = COLORS
     rarity = RARITY
     game_columns = ("color", "level", "cost", "attack", "life", "defense")
+    field_labels: ClassVar[Mapping[str, str]] = {"attributes": N_("颜色")}
+    # 白、藍、黑、紅、綠: the frame colours of EL's matching attributes
+    attribute_colours: ClassVar[Mapping[str, RGB]] = {
+        "紅": (200, 44, 36),
+        "藍": (37, 99, 200),
+        "綠": (30, 150, 70),
+        "白": (236, 232, 218),
+        "黑": (38, 38, 42),
+    }
     # "至少40張卡牌的套牌（在正式比賽中卡牌不能低於60張）和一張武器牌，其中相同的卡牌不能超過3張
     #  （正式比賽中不能超過4張）"
     rule_kinds: ClassVar[Mapping[str, Mapping[str, Any]]] = {

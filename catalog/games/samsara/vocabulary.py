@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from catalog.games.base import (
+    RGB,
     AttributeSet,
     FieldError,
     GameModule,
@@ -233,6 +234,24 @@ class Samsara(GameModule):
     rarity = RARITY
     keywords = KEYWORDS
     game_columns = ("attribute", "cost", "attack", "defense", "traits", "keywords")
+    series = ("S", "M", "P", "G")
+    # "火（红色）、水（蓝色）、风（绿色）、地（黄色）、光（白色）、暗（紫色）…无（黑色）"
+    attribute_colours: ClassVar[Mapping[str, RGB]] = {
+        "火": (200, 44, 36),
+        "水": (37, 99, 200),
+        "风": (30, 150, 70),
+        "地": (205, 160, 20),
+        "光": (236, 232, 218),
+        "暗": (120, 40, 180),
+        "无": (38, 38, 42),
+    }
+    rarity_colours: ClassVar[Mapping[str, RGB]] = {
+        "C": (140, 144, 150),
+        "R": (50, 110, 220),
+        "PR": (150, 80, 220),
+        "UR": (230, 150, 20),
+        "SR": (215, 40, 50),
+    }
     # "卡组下限为50张，上限为60张，名称相同的卡牌最多只能放入三张。"
     rule_kinds: ClassVar[Mapping[str, Mapping[str, Any]]] = {
         "standard": {"main_min": 50, "main_max": 60, "copy_limit": 3, "extra_max": None}

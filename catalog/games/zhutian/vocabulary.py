@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from catalog.games.base import (
+    N_,
     AttributeSet,
     FieldError,
     GameModule,
@@ -59,6 +60,7 @@ class Zhutian(GameModule):
     attributes = AttributeSet({})
     rarity = RARITY
     game_columns = ("faction", "level", "restriction", "attack", "defense")
+    field_labels: ClassVar[Mapping[str, str]] = {"faction": N_("职业")}
     # "娛樂規則使用公共卡組，最少108張卡牌，最多無上限" / "競技規則使用個人卡組，最少36 張，最多72 張"
     rule_kinds: ClassVar[Mapping[str, Mapping[str, Any]]] = {
         "casual": {"main_min": 108, "main_max": None},

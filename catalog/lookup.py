@@ -1,4 +1,5 @@
-"""Finding printings from what people write: set code (or set name), collector number, card name.
+"""The one card/printing resolver: from what people write (set code or set name, collector
+number, card name) to the printing or card it names, in one game or any.
 
 :class:`PrintingIndex` answers many lookups with a few bulk queries (a 100,000-row CSV must not
 cost 100,000 queries); :func:`find_printing` is the one-off form the API uses.
@@ -13,10 +14,14 @@ from typing import Any
 from sqlalchemy import select
 from sqlmodel import Session
 
-from catalog.collection.tables import CARD, GAME, PRINTING, SET
 from catalog.errors import LunzangError, Message
-from catalog.models import Card, Game
+from catalog.models import Card, CardSet, Game, Printing, table_of
 from catalog.text import fold
+
+CARD = table_of(Card).c
+PRINTING = table_of(Printing).c
+SET = table_of(CardSet).c
+GAME = table_of(Game).c
 
 
 class UnknownPrinting(LunzangError):
@@ -213,17 +218,73 @@ class PrintingIndex:
         )
 
 
-def find_printing(*, session: Session, set_code: str, number: str, game: str | None = None) -> PrintingInfo:
-    """The printing with this set code and collector number (folded), or :class:`UnknownPrinting`."""
-    return PrintingIndex(session).resolve(set_text=set_code.strip(), number=number.strip(), name="", game=game)
+def find_printing(
+    *, session: Session, number: str, set_code: str | None = None, game: str | None = None
+) -> PrintingInfo:
+    """The one printing with collector ``number`` (folded: ``m4-001`` = ``M4-001``), in the set
+    ``set_code`` (its code or name) and the game slug ``game`` when given; else
+    :class:`UnknownPrinting`. Within a set the number may leave out the set's prefix
+    (``--set M4 001`` is M4-001)."""
+    number = number.strip()
+    if set_code and set_code.strip():
+        index = PrintingIndex(session)
+        try:
+            return index.resolve(set_text=set_code.strip(), number=number, name="", game=game)
+        except UnknownPrinting as error:
+            sets = index.find_sets(set_code.strip(), game)
+            if error.column != "number" or len(sets) != 1 or fold(number).startswith(fold(sets[0].code)):
+                raise
+            return index.resolve(set_text=set_code.strip(), number=f"{sets[0].code}-{number}", name="", game=game)
+    games = dict(session.execute(select(GAME.id, GAME.slug)).all())
+    query = (
+        select(
+            PRINTING.id,
+            PRINTING.card_id,
+            PRINTING.number,
+            PRINTING.rarity,
+            CARD.name,
+            SET.id,
+            SET.game_id,
+            SET.code,
+            SET.name,
+        )
+        .join(Card, CARD.id == PRINTING.card_id)
+        .join(CardSet, SET.id == PRINTING.set_id)
+        .where(PRINTING.number_key == fold(number))
+        .order_by(PRINTING.id)
+    )
+    if game:
+        query = query.where(SET.game_id.in_([gid for gid, slug in games.items() if slug == game]))
+    rows = [
+        PrintingInfo(pid, card_id, SetInfo(set_id, games[game_id], code, set_name), found, name, rarity)
+        for pid, card_id, found, rarity, name, set_id, game_id, code, set_name in session.execute(query)
+    ]
+    if not rows:
+        scope = f"（{game}）" if game else ""
+        raise UnknownPrinting(
+            Message(
+                f"没有收藏编号为「{number}」的印刷{scope}",
+                f"no printing numbered '{number}'" + (f" ({game})" if game else ""),
+            )
+        )
+    if len(rows) > 1:
+        where = "、".join(f"{row.set.game} {row.set.code}" for row in rows)
+        raise UnknownPrinting(
+            Message(
+                f"收藏编号「{number}」有多张印刷（{where}）：请用 --game / --set 指明",
+                f"several printings are numbered '{number}' ({where}): give the game or set",
+            )
+        )
+    return rows[0]
 
 
-def find_card(*, session: Session, game: str, name: str) -> int:
-    """The id of the card of ``game`` (slug) named ``name`` (folded: script, width, case), or
-    :class:`UnknownPrinting` (column ``name``)."""
-    found = session.scalars(
-        select(CARD.id).join(Game, GAME.id == CARD.game_id).where(GAME.slug == game, CARD.name_key == fold(name))
-    ).all()
-    if len(found) != 1:
+def find_card(*, session: Session, game: str, name: str) -> Card:
+    """The card of ``game`` (slug) named ``name``: exactly, else folded (script, width, case;
+    the first such card), else :class:`UnknownPrinting` (column ``name``)."""
+    query = select(Card).join(Game, GAME.id == CARD.game_id).where(GAME.slug == game)
+    card = session.scalars(query.where(CARD.name == name)).first()
+    if card is None:
+        card = session.scalars(query.where(CARD.name_key == fold(name)).order_by(CARD.id)).first()
+    if card is None:
         raise UnknownPrinting(Message(f"没有名为「{name}」的卡牌", f"no card named '{name}'"), "name")
-    return found[0]
+    return card

@@ -1,0 +1,116 @@
+"""The architecture, checked: catalog/ is the domain core (never Flask, never webapp), its import
+graph has no cycle, and each resolver exists once."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CATALOG = ROOT / "catalog"
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted(CATALOG.rglob("*.py")):
+        if "versions" in path.parts:
+            continue
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _imports(name: str, path: Path) -> Iterator[str]:
+    """Every module ``name`` imports (at any level, function bodies included)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parent, base] if base else parent)
+            submodules = [f"{base}.{alias.name}" for alias in node.names]
+            yield from (s for s in submodules if s in MODULES)
+            if any(s not in MODULES for s in submodules):
+                yield base
+
+
+def _catalog_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for name, path in MODULES.items():
+        targets = set()
+        for imported in _imports(name, path):
+            while imported and imported not in MODULES:
+                imported = imported.rpartition(".")[0]
+            if imported and imported != name:
+                targets.add(imported)
+        graph[name] = targets
+    return graph
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_catalog_never_imports_flask_or_webapp(name: str) -> None:
+    # werkzeug.security (password hashing) is a plain library; the web framework is not.
+    top_level = {imported.split(".")[0] for imported in _imports(name, MODULES[name])}
+    assert sorted(t for t in top_level if t == "webapp" or t.startswith("flask")) == []
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import cycle of ``graph`` (as a path), or [] when there is none."""
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        path.append(node)
+        for target in sorted(graph[node]):
+            if state.get(target) == 1:
+                return [*path[path.index(target) :], target]
+            if target not in state and (found := visit(target)):
+                return found
+        path.pop()
+        state[node] = 2
+        return []
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return []
+
+
+def test_the_catalog_import_graph_has_no_cycle() -> None:
+    assert _cycle(_catalog_graph()) == []
+
+
+@pytest.mark.parametrize(
+    ("graph", "cycle"),
+    [
+        ({"a": {"b"}, "b": {"c"}, "c": set()}, []),
+        ({"a": {"b"}, "b": {"a"}}, ["a", "b", "a"]),
+        ({"a": {"b"}, "b": {"c"}, "c": {"b"}}, ["b", "c", "b"]),
+    ],
+)
+def test_cycle_finder(graph: dict[str, set[str]], cycle: list[str]) -> None:
+    assert _cycle(graph) == cycle
+
+
+@pytest.mark.parametrize("function", ["find_printing", "find_card"])
+def test_one_resolver(function: str) -> None:
+    """A printing or card is found from what people write in one place: catalog/lookup.py."""
+    defined = [
+        name
+        for name, path in MODULES.items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef) and node.name == function
+    ]
+    assert defined == ["catalog.lookup"]

@@ -1,0 +1,117 @@
+"""Matching (issue 13 §4): two-sided coverage over public lists, want − owned, printing-specific
+wants, worst acceptable condition, keep-N, held copies; the balance in points or prices."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from catalog.collection.grades import ItemGrade
+from catalog.collection.wants import mark_extras_for_trade, set_want
+from catalog.models import Printing, User
+from catalog.trading import propose
+from catalog.trading.balance import PriceListError, balance_of, import_prices
+from catalog.trading.matching import find_matches
+from tests.tradekit import NOW, Kit, make_kit, tx
+
+HP = ItemGrade("HP")
+
+
+@pytest.fixture
+def kit(engine: Engine, make_user: Any, tmp_path: Path) -> Kit:
+    return make_kit(engine, make_user, tmp_path, names=("alice", "bob", "carol", "dave"))
+
+
+def want(kit: Kit, who: str, number: str, quantity: int = 1, worst: str = "MP", printing: bool = False) -> None:
+    with tx(kit.engine) as session:
+        card_id = session.get(Printing, kit.pids[number]).card_id  # type: ignore[union-attr]
+        set_want(
+            session=session,
+            user_id=kit.users[who],
+            card_id=card_id,
+            printing_id=kit.pids[number] if printing else None,
+            quantity=quantity,
+            min_condition=worst,
+            now=NOW,
+        )
+
+
+def matches(kit: Kit, who: str = "alice") -> dict[str, tuple[int, int]]:
+    with Session(kit.engine) as session:
+        found = find_matches(session=session, user_id=kit.users[who], now=NOW)
+        return {m.username: (m.they_give_count, m.i_give_count) for m in found}
+
+
+def test_two_sided_partners_rank_first_and_want_minus_owned_counts(kit: Kit) -> None:
+    want(kit, "alice", "T1-002", quantity=3)
+    kit.stock("alice", "T1-002", 1, 0)  # alice owns one: still misses two
+    kit.stock("bob", "T1-002", 5, 5)
+    kit.stock("carol", "T1-002", 1, 1)
+    kit.stock("alice", "T1-003", 2, 2)
+    want(kit, "carol", "T1-003", quantity=1)
+    found = matches(kit)
+    assert found == {"bob": (2, 0), "carol": (1, 1)}
+    with Session(kit.engine) as session:
+        order = [m.username for m in find_matches(session=session, user_id=kit.users["alice"], now=NOW)]
+    assert order == ["carol", "bob"]  # min(1, 1) = 1 beats min(2, 0) = 0
+
+
+def test_private_lists_condition_printing_keep_n_and_holds(kit: Kit) -> None:
+    want(kit, "alice", "T1-001", quantity=2, worst="LP", printing=True)  # T1-001 exactly, LP or better
+    kit.stock("bob", "T2-001", 3, 3)  # the reprint: not the printing alice wants
+    kit.stock("carol", "T1-001", 2, 2, grade=HP)  # too worn
+    kit.stock("dave", "T1-001", 3, 3)
+    assert matches(kit) == {"dave": (2, 0)}
+    with tx(kit.engine) as session:  # dave keeps 2 of each C: only one spare
+        mark_extras_for_trade(session=session, user_id=kit.users["dave"], game="samsara", keep={"C": 2}, now=NOW)
+    assert matches(kit) == {"dave": (1, 0)}
+    with tx(kit.engine) as session:  # dave's spare is held by his offer to bob
+        propose(
+            session=session,
+            proposer_id=kit.users["dave"],
+            recipient_id=kit.users["bob"],
+            give=[kit.line("T1-001")],
+            get=[],
+            now=NOW,
+        )
+    assert matches(kit) == {}
+    kit.stock("bob", "T1-001", 1, 1)
+    assert matches(kit) == {"bob": (1, 0)}
+    with tx(kit.engine) as session:
+        user = session.get(User, kit.users["bob"])
+        assert user is not None
+        user.lists_public = False
+        session.add(user)
+    assert matches(kit) == {}
+
+
+def test_balance_in_rarity_points_or_the_viewers_prices(kit: Kit) -> None:
+    sides = {1: [(kit.pids["T1-001"], 2)], 2: [(kit.pids["T1-007"], 1)]}  # 2 × C vs 1 × SR
+    with Session(kit.engine) as session:
+        points = balance_of(session=session, viewer_id=kit.users["alice"], sides=sides)
+    assert (points.unit, points.sides) == ("points", {1: 2.0, 2: 16.0})
+    with tx(kit.engine) as session:
+        assert (
+            import_prices(session=session, user_id=kit.users["alice"], data=b"set,number,price\nT1,T1-001,3.5\n") == 1
+        )
+    with Session(kit.engine) as session:
+        prices = balance_of(session=session, viewer_id=kit.users["alice"], sides=sides)
+    assert (prices.unit, prices.sides, prices.unpriced) == ("price", {1: 7.0, 2: 0.0}, {1: 0, 2: 1})
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        (b"set,number\nT1,T1-001\n", "表头"),
+        (b"set,number,price\nT1,T1-001,-1\n", "第 2 行 price"),
+        (b"set,number,price\nT1,T1-001,1\nT1,T9-999,2\n", "第 3 行 number"),
+    ],
+)
+def test_a_bad_price_list_is_refused_whole(kit: Kit, data: bytes, words: str) -> None:
+    with pytest.raises(PriceListError) as refused, tx(kit.engine) as session:
+        import_prices(session=session, user_id=kit.users["alice"], data=data)
+    assert words in refused.value.message.zh

@@ -1,0 +1,122 @@
+"""Builders for the trading tests: a tiny catalogue (8 printings), users holding cards for trade.
+
+Everything goes through the real use cases (import, ledger, trading) in committed writer
+transactions, so the tests see what concurrent requests would see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from sqlalchemy import func, select
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from catalog import db as catalog_db
+from catalog.collection.grades import ItemGrade
+from catalog.collection.ledger import adjust
+from catalog.ingest import import_catalogue
+from catalog.models import CardSet, LedgerEntry, Printing, Trade
+from catalog.trading import LineSpec
+
+NOW = datetime(2026, 6, 1, 12, 0, 0, tzinfo=UTC)
+NM = ItemGrade()
+RARITIES = ("C", "C", "R", "R", "PR", "UR", "SR", "C")
+NUMBERS = [f"T1-{n:03d}" for n in range(1, 9)]
+
+
+def write_tiny_catalogue(folder: Path) -> Path:
+    """A samsara folder with one set T1 of eight cards (import format, DESIGN §3)."""
+    game = folder / "samsara"
+    (game / "cards").mkdir(parents=True, exist_ok=True)
+    (game / "manifest.toml").write_text(
+        'game = "samsara"\nname = "永恒之轮"\n\n[[sets]]\ncode = "T1"\nname = "交易测试"\n'
+        'series = "M"\nkind = "booster"\n'
+        '\n[[sets]]\ncode = "T2"\nname = "再版"\nseries = "G"\nkind = "collection"\n',
+        encoding="utf-8",
+    )
+    rows = ["set,number,name,rarity,type,attribute,cost,attack,defense,text"]
+    names = ["赤焰剑士", "碧波术士", "疾风游侠", "厚土卫士", "圣光骑士", "暗影刺客", "龙王", "法力之泉"]
+    for number, name, rarity in zip(NUMBERS, names, RARITIES, strict=True):
+        rows.append(f"T1,{number},{name},{rarity},战魂,火,2火,2,2,测试用卡。")
+    (game / "cards" / "T1.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    # T2 reprints the first card: a card with two printings, for printing-specific wants
+    (game / "cards" / "T2.csv").write_text(
+        "set,number,name,rarity,type,attribute,cost,attack,defense,text\nT2,T2-001,赤焰剑士,R,战魂,火,2火,2,2,测试用卡。\n",
+        encoding="utf-8",
+    )
+    return game
+
+
+@contextmanager
+def tx(engine: Engine) -> Iterator[Session]:
+    """One writer transaction, as a non-GET request has (BEGIN IMMEDIATE on SQLite)."""
+    with catalog_db.transaction(engine, write=True) as session:
+        yield session
+
+
+@dataclass
+class Kit:
+    engine: Engine
+    users: dict[str, int] = field(default_factory=dict)
+    pids: dict[str, int] = field(default_factory=dict)
+
+    def line(self, number: str, quantity: int = 1, grade: ItemGrade = NM) -> LineSpec:
+        return LineSpec(self.pids[number], grade, quantity)
+
+    def stock(self, user: str, number: str, quantity: int, for_trade: int | None = None, grade: ItemGrade = NM) -> None:
+        with tx(self.engine) as session:
+            adjust(
+                session=session,
+                user_id=self.users[user],
+                printing_id=self.pids[number],
+                grade=grade,
+                delta=quantity,
+                trade_delta=quantity if for_trade is None else for_trade,
+                reason="manual",
+                now=NOW - timedelta(days=1),
+            )
+
+    def owned(self, user: str, number: str, grade: ItemGrade = NM) -> tuple[int, int]:
+        from tests.collectionkit import owned
+
+        with Session(self.engine) as session:
+            return owned(session, self.users[user], self.pids[number], grade)
+
+    def trade(self, trade_id: int) -> Trade:
+        with Session(self.engine, expire_on_commit=False) as session:
+            trade = session.get(Trade, trade_id)
+            assert trade is not None
+            return trade
+
+    def trade_rows(self) -> int:
+        with Session(self.engine) as session:
+            return int(session.scalar(select(func.count()).select_from(Trade)) or 0)
+
+    def ledger_rows(self, reason: str | None = None) -> int:
+        with Session(self.engine) as session:
+            query = select(func.count()).select_from(LedgerEntry)
+            if reason:
+                query = query.where(LedgerEntry.reason == reason)
+            return int(session.scalar(query) or 0)
+
+
+def make_kit(engine: Engine, make_user, tmp_path: Path, names=("alice", "bob", "carol")) -> Kit:  # type: ignore[no-untyped-def]
+    folder = write_tiny_catalogue(tmp_path / "catalogue")
+    with catalog_db.transaction(engine) as session:
+        import_catalogue(session=session, paths=[folder])
+    kit = Kit(engine)
+    with catalog_db.transaction(engine) as session:
+        for name in names:
+            kit.users[name] = make_user(session, name, lists_public=True).id
+        rows = session.execute(
+            select(Printing.number, Printing.id)
+            .join(CardSet, CardSet.id == Printing.set_id)
+            .where(CardSet.code.in_(["T1", "T2"]))  # type: ignore[attr-defined]
+        )
+        kit.pids = {number: pid for number, pid in rows}
+    return kit
