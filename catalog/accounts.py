@@ -11,10 +11,11 @@ import hashlib
 import re
 import secrets
 import unicodedata
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
+from sqlalchemy import or_, update
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from catalog.errors import LunzangError, Message
@@ -96,11 +97,19 @@ def get_user_by_name(*, session: Session, username: str) -> User | None:
     return session.exec(select(User).where(User.username_key == username_key(username.strip()))).first()
 
 
-def require_user(*, session: Session, username: str) -> User:
-    """Like :func:`get_user_by_name`, but an unknown name is an :class:`AccountError`."""
+class UnknownUser(AccountError):
+    """No user has that name."""
+
+    code = "not_found"
+    status = 404
+
+
+def find_user(*, session: Session, username: str) -> User:
+    """Like :func:`get_user_by_name`, but an unknown name is :class:`UnknownUser` (the CLI and
+    the API name users by their names, not ids)."""
     user = get_user_by_name(session=session, username=username)
     if user is None:
-        raise AccountError(Message(f"没有这个用户：{username}", f"no such user: {username}"))
+        raise UnknownUser(Message(f"没有用户名为「{username}」的用户", f"no user named '{username}'"))
     return user
 
 
@@ -154,27 +163,64 @@ def authenticate(*, session: Session, username: str, password: str, hash_method:
 
 
 def change_password(
-    *, session: Session, user: User, old_password: str, new_password: str, hash_method: str | None = None
+    *,
+    session: Session,
+    user: User,
+    old_password: str,
+    new_password: str,
+    hash_method: str | None = None,
+    now: datetime | None = None,
 ) -> User:
-    """Set a new password after checking the old one; every other session is signed out."""
+    """Set a new password after checking the old one; every other session is signed out and
+    every API token revoked (issue 16: a password changed because it leaked must not leave a
+    token made with it working)."""
     if not check_password_hash(user.password_hash, old_password):
         raise AccountError(Message("原密码不正确", "the current password is wrong"))
     validate_password(new_password)
     user.password_hash = _hash(new_password, hash_method)
     user.auth_version += 1
+    revoke_all_tokens(session=session, user=user, now=now or datetime.now(UTC))
     session.add(user)
     session.flush()
     return user
 
 
-def set_password(*, session: Session, user: User, password: str, hash_method: str | None = None) -> User:
-    """Set a password without the old one (the command line, run by the site's operator)."""
+def set_password(
+    *, session: Session, user: User, password: str, hash_method: str | None = None, now: datetime | None = None
+) -> User:
+    """Set a password without the old one (the command line, run by the site's operator); as
+    with :func:`change_password`, sessions are signed out and tokens revoked."""
     validate_password(password)
     user.password_hash = _hash(password, hash_method)
+    user.auth_version += 1
+    revoke_all_tokens(session=session, user=user, now=now or datetime.now(UTC))
+    session.add(user)
+    session.flush()
+    return user
+
+
+def check_password(*, user: User, password: str) -> bool:
+    """True when ``password`` is the user's (a fresh sign-in before creating a token)."""
+    return check_password_hash(user.password_hash, password)
+
+
+def sign_out_everywhere(*, session: Session, user: User) -> User:
+    """End every session of the user on the server: the session id carries ``auth_version``
+    (webapp.auth.setup.load_user), so a copied cookie or a remember token stops working."""
     user.auth_version += 1
     session.add(user)
     session.flush()
     return user
+
+
+def revoke_all_tokens(*, session: Session, user: User, now: datetime) -> int:
+    """Revoke every live API token of the user; the number revoked."""
+    rows = list(session.exec(select(ApiToken).where(ApiToken.user_id == user.id, col(ApiToken.revoked_at).is_(None))))
+    for row in rows:
+        row.revoked_at = now
+        session.add(row)
+    session.flush()
+    return len(rows)
 
 
 def set_role(*, session: Session, user: User, role: str) -> User:
@@ -222,7 +268,7 @@ def issue_token(*, session: Session, user: User, name: str = "", now: datetime) 
 
 def list_tokens(*, session: Session, user: User) -> list[ApiToken]:
     """The user's tokens, newest first, revoked ones included (they show as revoked)."""
-    statement = select(ApiToken).where(ApiToken.user_id == user.id).order_by(ApiToken.id.desc())  # type: ignore[union-attr]
+    statement = select(ApiToken).where(ApiToken.user_id == user.id).order_by(col(ApiToken.id).desc())
     return list(session.exec(statement))
 
 
@@ -238,15 +284,49 @@ def revoke_token(*, session: Session, user: User, token_id: int, now: datetime) 
     return token
 
 
-def user_for_token(*, session: Session, token: str, now: datetime) -> User | None:
-    """The owner of a live token (and note when it was used), or None for an unknown/revoked one."""
+def find_token(*, session: Session, token: str) -> ApiToken | None:
+    """The live token row for a plaintext token, or None for an unknown/revoked one. Reads only."""
     token = token.strip()
     if not token.startswith(TOKEN_PREFIX):
         return None
     row = session.exec(select(ApiToken).where(ApiToken.token_hash == token_hash(token))).first()
     if row is None or row.revoked_at is not None:
         return None
-    row.last_used_at = now
-    session.add(row)
-    session.flush()
-    return session.get(User, row.user_id)
+    return row
+
+
+def user_for_token(*, session: Session, token: str, now: datetime) -> User | None:
+    """The owner of a live token, or None for an unknown/revoked one. Reads only: the caller
+    notes the use apart (:func:`token_use_is_stale`, :func:`note_token_use`)."""
+    row = find_token(session=session, token=token)
+    return None if row is None else session.get(User, row.user_id)
+
+
+# How precisely "last used" is kept. Issue 16: writing it on every request made every GET of a
+# token a write — "database is locked" on SQLite, one row lock serialising a token's requests on
+# PostgreSQL. Now a request writes it only when the recorded use is older than this, in its own
+# short transaction, so "last used" is right to within 5 minutes.
+TOKEN_USE_RESOLUTION = timedelta(minutes=5)
+
+
+def token_use_is_stale(row: ApiToken, now: datetime) -> bool:
+    """True when ``row``'s recorded last use is missing or older than the resolution."""
+    last = row.last_used_at
+    if last is not None and last.tzinfo is None:
+        last = last.replace(tzinfo=UTC)
+    return last is None or now - last >= TOKEN_USE_RESOLUTION
+
+
+def note_token_use(*, session: Session, token_id: int, now: datetime) -> bool:
+    """Record ``now`` as the token's last use unless a use within the resolution is recorded
+    already (one conditional UPDATE, so concurrent requests write it at most once). Flushes
+    nothing else; the caller runs it in its own short transaction."""
+    stale = now - TOKEN_USE_RESOLUTION
+    result = session.execute(
+        update(ApiToken)
+        .where(col(ApiToken.id) == token_id)
+        .where(or_(col(ApiToken.last_used_at).is_(None), col(ApiToken.last_used_at) <= stale))
+        .values(last_used_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    return bool(getattr(result, "rowcount", 0))

@@ -25,7 +25,8 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA busy_timeout=5000")
+    # No busy_timeout pragma: the driver's ``timeout`` (make_engine) sets SQLite's busy timeout,
+    # and a pragma here used to cut every configured wait to 5 s (issue 16).
     cursor.execute("PRAGMA cache_size=-65536")  # 64 MiB: large imports update several indexes
     cursor.close()
 
@@ -60,8 +61,14 @@ def writer(engine: Engine) -> Engine:
     return engine.execution_options(**{IMMEDIATE: True})
 
 
-def make_engine(url: str, *, echo: bool = False, **options: Any) -> Engine:
-    """An engine for ``url`` (a SQLAlchemy URL), or a :class:`ConfigurationError` in one line."""
+SQLITE_TIMEOUT = 30.0  # seconds a SQLite writer waits for the write lock (CLI, imports)
+
+
+def make_engine(url: str, *, echo: bool = False, timeout: float = SQLITE_TIMEOUT, **options: Any) -> Engine:
+    """An engine for ``url`` (a SQLAlchemy URL), or a :class:`ConfigurationError` in one line.
+
+    ``timeout``: how long a SQLite connection waits for another writer's lock before "database
+    is locked" (the web app passes its ``DATABASE_TIMEOUT``)."""
     if not url or not url.strip():
         raise ConfigurationError(
             Message("未设置数据库地址 DATABASE_URL", "DATABASE_URL is empty: give a SQLAlchemy URL")
@@ -79,7 +86,7 @@ def make_engine(url: str, *, echo: bool = False, **options: Any) -> Engine:
                             f"the folder of the SQLite database does not exist: {folder}",
                         )
                     )
-            engine = create_engine(url, echo=echo, connect_args={"timeout": 30}, **options)
+            engine = create_engine(url, echo=echo, connect_args={"timeout": timeout}, **options)
             _sqlite_begin_fix(engine)
             return engine
         return create_engine(url, echo=echo, pool_pre_ping=True, **options)

@@ -133,7 +133,12 @@ def test_token_is_stored_hashed_and_finds_its_owner(session: Session) -> None:
     assert row.prefix == plaintext[:10] and row.name == "脚本" and row.user_id == alice.id
     later = NOW + timedelta(hours=1)
     assert accounts.user_for_token(session=session, token=plaintext, now=later) == alice
-    assert row.last_used_at == later
+    assert row.last_used_at is None  # finding the owner reads only (issue 16)
+    assert row.id is not None and accounts.token_use_is_stale(row, later)
+    assert accounts.note_token_use(session=session, token_id=row.id, now=later)
+    assert not accounts.note_token_use(session=session, token_id=row.id, now=later + timedelta(minutes=1))
+    session.refresh(row)
+    assert row.last_used_at is not None and not accounts.token_use_is_stale(row, later + timedelta(minutes=1))
     assert accounts.user_for_token(session=session, token=plaintext + "x", now=later) is None
     assert accounts.user_for_token(session=session, token="not-a-token", now=later) is None
     _row_b, bobs = accounts.issue_token(session=session, user=bob, now=NOW)

@@ -7,7 +7,7 @@ from typing import Any
 from flask import Flask, request
 from flask_babel import Babel, get_locale
 
-from webapp import config, db, errors
+from webapp import config, db, errors, health, security, validation
 from webapp.config import ROOT
 
 LANGUAGES = {"zh": "简体中文", "en": "English"}
@@ -26,15 +26,29 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.json.ensure_ascii = False  # type: ignore[attr-defined]  # Chinese readable in the API, not \uXXXX
     config.load(app, test_config)
     db.init_app(app)
+    security.init_app(app)
+    validation.init_app(app)
+    health.init_app(app)
     babel.init_app(app, locale_selector=select_locale)
     from webapp.auth.setup import init_auth
 
     init_auth(app)
 
-    from webapp import admin, api, auth, cards, collection, decks, packs, trades, wants
+    from webapp import admin, api, auth, cards, collection, decks, events, packs, trades, wants
     from webapp.extensions import csrf
 
-    for blueprint in (cards.bp, decks.bp, packs.bp, collection.bp, wants.bp, trades.bp, admin.bp, api.bp, auth.bp):
+    for blueprint in (
+        cards.bp,
+        decks.bp,
+        packs.bp,
+        collection.bp,
+        wants.bp,
+        trades.bp,
+        events.bp,
+        admin.bp,
+        api.bp,
+        auth.bp,
+    ):
         app.register_blueprint(blueprint)
     csrf.exempt(api.bp)  # the API authenticates writes by bearer token, not by cookie (DESIGN §8)
 

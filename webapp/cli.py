@@ -22,14 +22,16 @@ from webapp.cli_support import friendly
 from webapp.collection.cli import collection
 from webapp.db import get_engine
 from webapp.decks.cli import deck
+from webapp.events.cli import event_group
 from webapp.packs.cli import packs
+from webapp.trades.cli import trades
 
 
 def register(app: Flask) -> None:
     """Attach the commands to ``app.cli`` (so the test runner and ``lunzang`` both see them)."""
     for command in (init_db, import_command, demo, serve, packs, search_command, render_command, images_group):
         app.cli.add_command(command)
-    for group in (deck, user, collection):
+    for group in (deck, user, collection, trades, event_group):
         app.cli.add_command(group)
 
 
@@ -155,8 +157,17 @@ def demo_synth(count: int, out: Path, seed: int) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--workers", default=2, show_default=True, type=int)
-def serve(host: str, port: int, workers: int) -> None:
+@click.option("--check", is_flag=True, help="只检查数据库与限流存储（Redis）能否连接，不启动服务；正常时退出码为 0。")
+@with_appcontext
+def serve(host: str, port: int, workers: int, check: bool) -> None:
     """用 gunicorn 提供生产服务（需要设置 SECRET_KEY）。"""
+    if check:
+        from webapp.health import checks
+
+        results = checks(current_app)
+        for name, state in results.items():
+            click.echo(f"{name}: {state}", err=state != "ok")
+        raise SystemExit(0 if all(v == "ok" for v in results.values()) else 1)
     env = dict(os.environ, LUNZANG_ENV="production")
     args = [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--bind", f"{host}:{port}", "webapp.wsgi:app"]
     os.execvpe(args[0], args, env)

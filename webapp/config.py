@@ -6,6 +6,7 @@ Every setting the app reads is here with its default and why it is what it is.
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,14 @@ ROOT = Path(__file__).resolve().parent.parent
 def load(app: Flask, test_config: dict[str, Any] | None = None) -> None:
     """Defaults, then instance ``config.py`` and the environment, then ``test_config``."""
     app.config.from_mapping(
-        SECRET_KEY="dev",
+        # None: generated once into the instance folder (below). Environment: SECRET_KEY.
+        SECRET_KEY=None,
+        SECRET_KEY_FILE=None,  # where the generated key lives (default: <instance>/secret_key)
         DATABASE_URL=None,
+        # Seconds a request waits for SQLite's write lock (a long import holds it) before it is
+        # answered 503 + Retry-After: below gunicorn's 30 s worker timeout, so the visitor gets
+        # an answer rather than a killed worker. Environment: DATABASE_TIMEOUT.
+        DATABASE_TIMEOUT=10,
         SAMPLE_DATA=str(ROOT / "import"),
         BABEL_DEFAULT_LOCALE="zh",
         BABEL_TRANSLATION_DIRECTORIES=str(Path(__file__).parent / "translations"),
@@ -28,7 +35,9 @@ def load(app: Flask, test_config: dict[str, Any] | None = None) -> None:
         # Accounts (webapp.auth): cookies never readable by scripts, not sent on cross-site
         # POSTs; Secure as well once the site is served over HTTPS (LUNZANG_HTTPS=1 or
         # PREFERRED_URL_SCHEME="https"), since a Secure cookie is never sent over plain HTTP.
-        LUNZANG_HTTPS=False,
+        # None = "when in production": under ``lunzang serve`` cookies are Secure unless
+        # LUNZANG_HTTPS=0 says the site is served over plain HTTP on purpose (issue 16).
+        LUNZANG_HTTPS=None,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         REMEMBER_COOKIE_HTTPONLY=True,
@@ -52,7 +61,14 @@ def load(app: Flask, test_config: dict[str, Any] | None = None) -> None:
         LUNZANG_PROXIES=0,
     )
     app.config.from_pyfile("config.py", silent=True)
-    from_environment = ("SECRET_KEY", "DATABASE_URL", "LUNZANG_ENV", "LUNZANG_HTTPS", "RATELIMIT_STORAGE_URI")
+    from_environment = (
+        "SECRET_KEY",
+        "DATABASE_URL",
+        "DATABASE_TIMEOUT",
+        "LUNZANG_ENV",
+        "LUNZANG_HTTPS",
+        "RATELIMIT_STORAGE_URI",
+    )
     for key in (*from_environment, "LUNZANG_PROXIES"):
         if os.environ.get(key):
             app.config[key] = os.environ[key]
@@ -60,18 +76,65 @@ def load(app: Flask, test_config: dict[str, Any] | None = None) -> None:
         app.config.update(test_config)
     if app.config["TESTING"] and not app.config["PASSWORD_HASH_METHOD"]:
         app.config["PASSWORD_HASH_METHOD"] = "pbkdf2:sha256:1"  # cheap: tests create many users
-    https = str(app.config["LUNZANG_HTTPS"]).lower() in {"1", "true", "yes", "on"}
+    told = app.config["LUNZANG_HTTPS"]
+    if told is None or str(told).strip() == "":
+        https = app.config["LUNZANG_ENV"] == "production"
+    else:
+        https = str(told).lower() in {"1", "true", "yes", "on"}
     if https or app.config.get("PREFERRED_URL_SCHEME") == "https":
         app.config["SESSION_COOKIE_SECURE"] = app.config["REMEMBER_COOKIE_SECURE"] = True
     proxies = int(app.config["LUNZANG_PROXIES"] or 0)
     if proxies > 0:
         from werkzeug.middleware.proxy_fix import ProxyFix
 
+        # why the type: ignore below: wrapping app.wsgi_app in middleware is how Flask documents ProxyFix
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)  # type: ignore[method-assign]
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
     if not app.config["DATABASE_URL"]:
         app.config["DATABASE_URL"] = f"sqlite:///{Path(app.instance_path) / 'lunzang.sqlite3'}"
-    if app.config["LUNZANG_ENV"] == "production" and app.config["SECRET_KEY"] == "dev":
+    _secret_key(app)
+
+
+# The literal development key this app once shipped with: anyone could forge a session with it,
+# so it is refused wherever it comes from (issue 16), like an empty one.
+REFUSED_KEYS = {"dev", "changeme", "secret"}
+
+
+def _secret_key(app: Flask) -> None:
+    """Refuse a known key; without one, read (or on first run create) the instance's own.
+
+    Production refuses to start without SECRET_KEY: several app servers must share one key,
+    and a key generated per machine would silently sign every visitor out between them."""
+    key = app.config.get("SECRET_KEY")
+    if key in REFUSED_KEYS:
         raise ConfigurationError.from_text(
-            "生产环境必须设置 SECRET_KEY 环境变量", "set SECRET_KEY before serving in production"
+            f"SECRET_KEY 不能是公开的默认值「{key}」：请设置一个随机值，或删去它以自动生成",
+            f"SECRET_KEY must not be the well-known {key!r}: set a random value, or unset it to generate one",
         )
+    if key:
+        return
+    if app.config["LUNZANG_ENV"] == "production":
+        raise ConfigurationError.from_text(
+            "生产环境必须设置 SECRET_KEY 环境变量（各台服务器使用同一个值）",
+            "set SECRET_KEY before serving in production (the same value on every server)",
+        )
+    path = Path(app.config.get("SECRET_KEY_FILE") or Path(app.instance_path) / "secret_key")
+    if not path.exists():
+        # Written whole to a private file, then linked into place: of two processes starting at
+        # once, one key wins and both read it complete.
+        draft = path.with_name(f".{path.name}.{os.getpid()}")
+        descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(secrets.token_hex(32) + "\n")
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            pass
+        finally:
+            draft.unlink()
+    key = path.read_text().strip()
+    if len(key) < 32:
+        raise ConfigurationError.from_text(
+            f"密钥文件 {path} 内容不完整：删除它以重新生成", f"the key file {path} is incomplete: delete it"
+        )
+    app.config["SECRET_KEY"] = key

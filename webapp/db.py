@@ -23,7 +23,7 @@ def get_engine(app: Flask | None = None) -> Engine:
     app = app or current_app
     engine = app.extensions.get("lunzang.engine")
     if engine is None:
-        engine = make_engine(app.config["DATABASE_URL"])
+        engine = make_engine(app.config["DATABASE_URL"], timeout=float(app.config["DATABASE_TIMEOUT"]))
         app.extensions["lunzang.engine"] = engine
     return engine
 

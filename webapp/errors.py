@@ -13,11 +13,13 @@ from flask import Flask, jsonify, render_template, request
 from flask_babel import gettext as _
 from flask_limiter.errors import RateLimitExceeded
 from flask_wtf.csrf import CSRFError
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, OperationalError
 from werkzeug.exceptions import NotFound
 
 from catalog.errors import ConfigurationError, LunzangError
 from webapp import db
+
+RETRY_AFTER_SECONDS = 5  # told to clients when the database is busy or unreachable (503)
 
 
 def error_body(code: str, message: str, message_en: str, **extra: Any) -> dict[str, Any]:
@@ -62,16 +64,35 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(DBAPIError)
     def database_error(error: DBAPIError) -> Any:
         # A database without our tables (``lunzang run`` before ``lunzang init-db``) gets a
-        # clear 503 instead of a stack trace; anything else stays a real error.
+        # clear 503 instead of a stack trace, and so does one that is busy (SQLite's write lock
+        # held past DATABASE_TIMEOUT by an import) or unreachable (PostgreSQL restarting, its
+        # connection cut): 503 with Retry-After, JSON under /api/ (issue 16: never a 500).
+        # Anything else stays a real error.
         from catalog.db import is_empty
 
         db.discard_session()
-        if not is_empty(db.get_engine()):
+        try:
+            empty = is_empty(db.get_engine())
+        except DBAPIError:
+            empty, availability = False, True
+        else:
+            availability = isinstance(error, OperationalError) or error.connection_invalidated
+        if empty:
+            zh = _("数据库还没有建表：请先运行 lunzang init-db（make run 会自动完成）。")
+            if _wants_api():
+                return error_body(
+                    "database_not_initialised", zh, "the database has no tables: run lunzang init-db"
+                ), 503
+            return render_template("error.html", title=_("数据库不可用"), message=zh), 503
+        if not availability:
             raise error
-        zh = _("数据库还没有建表：请先运行 lunzang init-db（make run 会自动完成）。")
+        app.logger.warning("database unavailable on %s %s: %s", request.method, request.path, error.orig)
+        zh = _("数据库正忙（可能正在导入数据），请稍后再试。")
+        headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
         if _wants_api():
-            return error_body("database_not_initialised", zh, "the database has no tables: run lunzang init-db"), 503
-        return render_template("error.html", title=_("数据库不可用"), message=zh), 503
+            en = "the database is busy or unreachable (an import may be running): try again shortly"
+            return error_body("database_busy", zh, en), 503, headers
+        return render_template("error.html", title=_("数据库不可用"), message=zh), 503, headers
 
     @app.errorhandler(CSRFError)
     def csrf_failed(error: CSRFError) -> Any:

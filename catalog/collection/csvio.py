@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,6 +115,29 @@ class CsvProblem:
         return f"{filename}:{self.line}: {self.column}: {self.message.zh}"
 
 
+# An answer lists this many problems and counts the rest (issue 16: a 9.6 MB file of unknown rows
+# answered 79 MB of errors). The command line still prints every one.
+MAX_LISTED_PROBLEMS = 100
+
+# A spreadsheet runs a cell starting with one of these as a formula (CSV injection): exports
+# write such cells behind a "'" — shown as text by Excel, LibreOffice and Numbers — and
+# imports drop that "'" again, so re-importing an export changes nothing. A cell already
+# starting with "'" gets one more, so the round trip is exact.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(cell: str) -> str:
+    """``cell`` as written to an exported CSV: a would-be formula behind a quote mark."""
+    return "'" + cell if cell[:1] in FORMULA_STARTS or cell[:1] == "'" else cell
+
+
+def unescape_cell(cell: str) -> str:
+    """The inverse of :func:`safe_cell` (a user's own "'text" cell is kept as written)."""
+    if cell[:1] == "'" and (cell[1:2] in FORMULA_STARTS or cell[1:2] == "'") and cell[1:2]:
+        return cell[1:]
+    return cell
+
+
 class CollectionFileError(LunzangError):
     """The file cannot be imported: every problem found, nothing written."""
 
@@ -130,8 +154,21 @@ class CollectionFileError(LunzangError):
         super().__init__(summary)
         self.problems = problems
 
+    @property
+    def listed(self) -> list[CsvProblem]:
+        """The problems an answer lists (the first :data:`MAX_LISTED_PROBLEMS`)."""
+        return self.problems[:MAX_LISTED_PROBLEMS]
+
+    @property
+    def more(self) -> int:
+        """How many problems an answer leaves out ("and N more")."""
+        return max(0, len(self.problems) - MAX_LISTED_PROBLEMS)
+
     def extra_json(self) -> dict[str, Any]:
-        return {"details": [p.to_json() for p in self.problems]}
+        extra: dict[str, Any] = {"details": [p.to_json() for p in self.listed]}
+        if self.more:
+            extra["more"] = self.more
+        return extra
 
 
 def _refuse(zh: str, en: str) -> CollectionFileError:
@@ -185,6 +222,25 @@ def _header_key(cell: str) -> str:
     return _HEADER_NOISE.sub("", fold(cell.strip()))
 
 
+def _rows(reader: Any) -> Iterator[list[str]]:
+    """The reader's rows; a row the csv module cannot read (a field over its 131,072-character
+    limit, a NUL byte) is refused with its line instead of failing the request."""
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            raise CollectionFileError(
+                [
+                    CsvProblem(
+                        reader.line_num, "-", Message(f"这一行无法读取：{error}", f"this line cannot be read: {error}")
+                    )
+                ]
+            ) from error
+        yield row
+
+
 def parse(text: str) -> ParsedCsv:
     """Rows of a collection CSV by field, with header problems (unknown, repeated, missing columns)."""
     reader = csv.reader(io.StringIO(text, newline=""))
@@ -196,7 +252,8 @@ def parse(text: str) -> ParsedCsv:
     columns: dict[str, str] = {}
     preset = "lunzang"
     next_line = 1
-    for cells in reader:
+    for cells in _rows(reader):
+        cells = [unescape_cell(c) for c in cells]
         line, next_line = next_line, reader.line_num + 1
         if not any(c.strip() for c in cells):
             continue
@@ -288,8 +345,9 @@ def row_grades(row: CsvRow, problems: list[CsvProblem]) -> tuple[str, str, str] 
     if None in values:
         return None
     if len(_GRADE_MEMO) < 4096:  # every valid spelling combination people use: small
+        # why the type: ignore below: no None among the values (returned above)
         _GRADE_MEMO[cells] = (values[0], values[1], values[2])  # type: ignore[assignment]
-    return values[0], values[1], values[2]  # type: ignore[return-value]
+    return values[0], values[1], values[2]  # type: ignore[return-value]  # no None among the values (returned above)
 
 
 # ---------------------------------------------------------------------------- export
@@ -353,9 +411,9 @@ def export_collection(*, session: Session, user_id: int, preset: str = "lunzang"
                 [
                     qty,
                     for_trade,
-                    name,
-                    set_name,
-                    number,
+                    safe_cell(name),
+                    safe_cell(set_name),
+                    safe_cell(number),
                     DECKBOX_CONDITION[cond],
                     DECKBOX_LANGUAGE[lang],
                     "foil" if finish == "闪" else "",
@@ -364,6 +422,6 @@ def export_collection(*, session: Session, user_id: int, preset: str = "lunzang"
         return out.getvalue()
     writer.writerow([*OUR_COLUMNS, "game"] if need_game else OUR_COLUMNS)
     for game, code, _set_name, number, name, qty, cond, lang, finish, for_trade in rows:
-        cells = [code, number, name, qty, cond, lang, finish, for_trade]
+        cells = [safe_cell(code), safe_cell(number), safe_cell(name), qty, cond, lang, finish, for_trade]
         writer.writerow([*cells, game] if need_game else cells)
     return out.getvalue()

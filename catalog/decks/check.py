@@ -7,8 +7,11 @@ one catalogue, load once with :func:`load_pool` / :func:`load_format` and call
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
+from sqlalchemy.engine import Connection
 from sqlmodel import Session, col, select
 
 from catalog.decks.lists import CardPool, DeckList, parse_decklist, resolve
@@ -57,9 +60,40 @@ def _game_row(session: Session, slug: str) -> Game:
     return game
 
 
+# Card pools by (database, game, catalogue version): loading a game's every card costs seconds on
+# a 100,000-printing catalogue (issue 16), so each process keeps the pools it has built. The key
+# is the ``catalogue_version`` the database holds (a new value on every import), read in the
+# caller's transaction: a server never serves a pool older than what its transaction sees, and
+# several servers need not agree on anything held in memory (DESIGN §9). A few pools at most.
+POOL_CACHE_SIZE = 4
+_pools: OrderedDict[tuple[str, int, str], CardPool] = OrderedDict()
+_pools_lock = threading.Lock()
+
+
 def load_pool(session: Session, slug: str) -> CardPool:
-    """Every card of the game with the set codes of its printings, indexed for lookups."""
+    """Every card of the game with the set codes of its printings, indexed for lookups.
+
+    Cached per catalogue version (see :data:`POOL_CACHE_SIZE`); the pool is shared, so callers
+    must not change it."""
     game = _game_row(session, slug)
+    assert game.id is not None
+    bind = session.get_bind()
+    url = bind.engine.url if isinstance(bind, Connection) else bind.url
+    key = (url.render_as_string(hide_password=False), game.id, game.catalogue_version)
+    with _pools_lock:
+        pool = _pools.get(key)
+        if pool is not None:
+            _pools.move_to_end(key)
+            return pool
+    pool = _read_pool(session, slug, game)
+    with _pools_lock:
+        _pools[key] = pool
+        while len(_pools) > POOL_CACHE_SIZE:
+            _pools.popitem(last=False)
+    return pool
+
+
+def _read_pool(session: Session, slug: str, game: Game) -> CardPool:
     sets = {s.id: s for s in session.scalars(select(CardSet).where(CardSet.game_id == game.id))}
     printed: dict[int, set[str]] = {}
     numbers: dict[str, list[tuple[int, str, str]]] = {}

@@ -9,7 +9,6 @@ checked for everything else.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 import unicodedata
@@ -18,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from catalog.errors import LunzangError, Message
+from catalog.fuzzy import NameIndex
 from catalog.rules import SECTION_ZH, SECTIONS, Deck, DeckEntry, PoolCard, Violation
 from catalog.text import fold
 
@@ -34,6 +34,28 @@ META_KEYS = {
     **{fold(w): "职业" for w in ("职业", "職業", "profession")},
 }
 MAX_COUNT = 999
+# Bounds on one decklist (issue 16: every request does bounded work). A deck of any of our games
+# has at most ~90 cards, so 300 card lines leave room for one line per copy and printings; the
+# text bound comes first so that nothing reads a 10 MB body line by line.
+MAX_TEXT_CHARS = 100_000
+MAX_LINES = 300
+MAX_NAME = 200  # characters of a card name that are looked up and compared
+SUGGESTED_LINES = 20  # unknown lines that get "did you mean"; the ones after are only named
+
+
+def _too_long() -> DecklistError:
+    return DecklistError(
+        [
+            LineProblem(
+                0,
+                Message(
+                    f"卡组太长：最多 {MAX_TEXT_CHARS:,} 个字符、{MAX_LINES} 行卡牌",
+                    f"the decklist is too long: at most {MAX_TEXT_CHARS:,} characters and {MAX_LINES} card lines",
+                ),
+            )
+        ]
+    )
+
 
 # "3 名称", "3x 名称", "3×名称", "3 x 名称". An x after a space starts the name unless a space follows
 # it ("3 X-47无人机", "1 xiaohongmao"), and an x glued to a Latin letter does too ("3xM4" is a name).
@@ -103,6 +125,8 @@ class DecklistError(LunzangError):
 
 def parse_decklist(text: str) -> DeckList:
     """Text or JSON (DESIGN §4) → :class:`DeckList`, or :class:`DecklistError` listing every bad line."""
+    if len(text) > MAX_TEXT_CHARS:
+        raise _too_long()
     text = text.lstrip("\ufeff")
     if text.lstrip().startswith("{"):
         return parse_json(text)
@@ -161,6 +185,8 @@ def parse_text(text: str) -> DeckList:
             problems.append(LineProblem(number, Message("缺少卡名或编号", "the card name or number is missing")))
             continue
         deck.lines.append(DeckLine(number, section, count, name, set_code, card_number, original.strip()))
+        if len(deck.lines) > MAX_LINES:
+            raise _too_long()
     if problems:
         raise DecklistError(problems)
     return deck
@@ -195,6 +221,8 @@ def from_json(data: Any) -> DeckList:
             continue
         for index, entry in enumerate(entries):
             ordinal += 1
+            if ordinal > MAX_LINES:
+                raise _too_long()
             where = f"{section}[{index}]"
             if isinstance(entry, str):
                 entry = {"card": entry}
@@ -249,6 +277,12 @@ class CardPool:
     pinyin: dict[int, tuple[str, str]] = field(default_factory=dict)
     by_name: dict[str, list[int]] = field(init=False)
     by_key: dict[str, list[int]] = field(init=False)
+    # Built on first use and kept with the pool (which catalog.decks caches per catalogue version).
+    _factions: frozenset[str] | None = field(init=False, default=None, repr=False)
+    _name_index: NameIndex | None = field(init=False, default=None, repr=False)
+    _pinyin_index: NameIndex | None = field(init=False, default=None, repr=False)
+    _by_pinyin: dict[str, list[int]] | None = field(init=False, default=None, repr=False)
+    _names_of_pinyin: dict[str, str] | None = field(init=False, default=None, repr=False)
     _aliases: dict[str, dict[str, list[int]]] = field(init=False, default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -282,18 +316,33 @@ class CardPool:
         return sorted({h for hits in self.numbers.values() for h in hits if h[1] == set_code}, key=lambda h: h[2])
 
     def factions(self) -> frozenset[str]:
-        return frozenset(fold(c.faction) for c in self.cards.values() if c.faction)
+        if self._factions is None:  # once per pool: pools are cached and shared (catalog.decks)
+            self._factions = frozenset(fold(c.faction) for c in self.cards.values() if c.faction)
+        return self._factions
 
     def suggest(self, text: str, limit: int = 3) -> list[str]:
-        """The nearest card names: same pinyin, then containment, then difflib on folded names."""
-        key = fold(text)
+        """The nearest card names: same pinyin or initials, then the nearest pinyin, then the
+        nearest folded names (:class:`catalog.fuzzy.NameIndex`: bounded work per query)."""
+        key = fold(text)[:MAX_NAME]
+        if not key:
+            return []
         found: list[str] = []
         if key.isascii():
-            found += [self.cards[i].name for i, (py, ini) in self.pinyin.items() if key in (py, ini)]
-            found += [self.cards[i].name for i, (py, ini) in self.pinyin.items() if key and (key in py or key in ini)]
-        found += [c.name for c in self.cards.values() if key and (key in c.name_key or c.name_key in key)]
-        close = difflib.get_close_matches(key, list(self.by_key), n=limit, cutoff=0.3)
-        found += [self.cards[self.by_key[k][0]].name for k in close]
+            if self._by_pinyin is None:
+                self._by_pinyin = {}
+                for card_id, (py, ini) in self.pinyin.items():
+                    for spelling in dict.fromkeys((py, ini)):
+                        self._by_pinyin.setdefault(spelling, []).append(card_id)
+                self._pinyin_index = NameIndex(py for py, _ini in self.pinyin.values())
+                self._names_of_pinyin = {}
+                for card_id, (py, _ini) in self.pinyin.items():
+                    self._names_of_pinyin.setdefault(py, self.cards[card_id].name)
+            found += [self.cards[i].name for i in self._by_pinyin.get(key, [])]
+            assert self._pinyin_index is not None and self._names_of_pinyin is not None
+            found += [self._names_of_pinyin[py] for py in self._pinyin_index.nearest(key, limit=limit)]
+        if self._name_index is None:
+            self._name_index = NameIndex(self.by_key)
+        found += [self.cards[self.by_key[k][0]].name for k in self._name_index.nearest(key, limit=limit)]
         return list(dict.fromkeys(found))[:limit]
 
 
@@ -359,6 +408,7 @@ def resolve(decklist: DeckList, pool: CardPool, *, game: str | None = None) -> t
     """Look every line up; lines naming no card or several become violations (the rest still count)."""
     deck = Deck(game=game or pool.game, name=decklist.name, format=decklist.format, metadata=dict(decklist.metadata))
     problems: list[Violation] = []
+    suggested = 0
     for line in decklist.lines:
         ids, set_code, number = _lookup(pool, line)
         where_zh, where_en = _where(line)
@@ -398,7 +448,8 @@ def resolve(decklist: DeckList, pool: CardPool, *, game: str | None = None) -> t
         written = line.raw or line.name
         shown = line.name or f"({line.set_code}) {line.number}"
         if not ids:
-            suggestions = pool.suggest(line.name or line.number or "")
+            suggested += 1
+            suggestions = pool.suggest(line.name or line.number or "") if suggested <= SUGGESTED_LINES else []
             extra_zh = f"，你是不是要找：{'、'.join(suggestions)}？" if suggestions else ""
             extra_en = f"; did you mean: {', '.join(suggestions)}?" if suggestions else ""
             in_set = f"（系列 {line.set_code}）" if line.set_code else ""

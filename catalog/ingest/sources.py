@@ -216,7 +216,7 @@ def read_folder(folder: Path, stored: dict[str, StoredVocabulary] | None = None)
     raw = manifest_path.read_bytes()
     text, problem = _decode(raw, display)
     if problem or text is None:
-        source.problems.append(problem)  # type: ignore[arg-type]
+        source.problems.append(problem)  # type: ignore[arg-type]  # _decode gives a problem whenever it gives no text
         return source
     try:
         manifest = tomllib.loads(text)
@@ -635,7 +635,7 @@ def _read_csv(path: Path, game: GameModule, source: Source) -> None:
     display = str(path)
     text, problem = _decode(path.read_bytes(), display)
     if problem or text is None:
-        source.problems.append(problem)  # type: ignore[arg-type]
+        source.problems.append(problem)  # type: ignore[arg-type]  # _decode gives a problem whenever it gives no text
         return
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
@@ -712,7 +712,7 @@ def read_json_catalogue(path: Path) -> Source:
     source = Source(display, None)
     text, problem = _decode(path.read_bytes(), display)
     if problem or text is None:
-        source.problems.append(problem)  # type: ignore[arg-type]
+        source.problems.append(problem)  # type: ignore[arg-type]  # _decode gives a problem whenever it gives no text
         return source
     try:
         data = json.loads(text)

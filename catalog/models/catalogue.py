@@ -7,16 +7,26 @@ Search keys (folded name, pinyin, initials, folded text) are computed at import 
 
 from __future__ import annotations
 
+import uuid
 from typing import Any, cast
 
 from sqlalchemy import JSON, Column, Index, Table, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
+def new_catalogue_version() -> str:
+    return uuid.uuid4().hex
+
+
 class Game(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     slug: str = Field(max_length=32, unique=True)
     name: str = Field(max_length=64)
+    # A new random value on every import of the game (catalog.ingest), so caches of its cards
+    # (catalog.decks.load_pool) are keyed by what the database holds, not by one server's
+    # memory: several app servers, or a test database rebuilt under the same URL, never
+    # disagree about whether a cached pool is current.
+    catalogue_version: str = Field(default_factory=new_catalogue_version, max_length=32)
     # the catalogue's own words (manifest ``[vocabulary]``, DESIGN §3): ``{"rarities": [...],
     # "houses": {"蛮族": ["manzu"]}}``; empty = the game module's defaults
     vocabulary: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
@@ -199,4 +209,5 @@ class BanEntry(SQLModel, table=True):
 
 def table_of(model: type[SQLModel]) -> Table:
     """The Core table behind a model, for bulk statements (typed for mypy)."""
+    # why the type: ignore below: SQLModel sets __table__ on table models at class creation
     return cast(Table, model.__table__)  # type: ignore[attr-defined]

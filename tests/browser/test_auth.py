@@ -7,13 +7,13 @@ import re
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.browser.test_catalogue import browser, live_server, open_page  # noqa: F401  (fixtures)
+from tests.browser import open_page
 
 PASSWORD = "correct horse battery"
 
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
-def test_register_logout_login(browser: Browser, live_server: str, javascript: bool) -> None:  # noqa: F811
+def test_register_logout_login(browser: Browser, live_server: str, javascript: bool) -> None:
     page = open_page(browser, javascript=javascript)
     try:
         page.goto(live_server + "/cards?q=swk")
@@ -29,6 +29,7 @@ def test_register_logout_login(browser: Browser, live_server: str, javascript: b
         expect(account_nav.get_by_role("link", name="悟空")).to_be_visible()
 
         page.get_by_label("令牌名称（可选，例如“手机”）").fill("脚本")
+        page.get_by_label("当前密码").fill(PASSWORD)
         page.get_by_role("button", name="创建令牌").click()
         token = page.locator(".token-value").inner_text()
         assert re.fullmatch(r"lz_[A-Za-z0-9_-]{40,}", token)

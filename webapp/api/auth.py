@@ -6,19 +6,24 @@ Writes through the API need a bearer token: the API is exempt from CSRF, so a se
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
 from flask import g, jsonify, request
 from flask_login import current_user
+from sqlalchemy.exc import OperationalError
+from sqlmodel import Session
 
-from catalog.accounts import user_for_token
+from catalog.accounts import find_token, note_token_use, token_use_is_stale
 from catalog.models import User
 from webapp.api import ApiError, bp
 from webapp.api.openapi import PATHS, SCHEMAS, SECURITY_SCHEMES
-from webapp.db import get_session
+from webapp.db import get_engine, get_session
 from webapp.helpers import utcnow
+
+logger = logging.getLogger(__name__)
 
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
@@ -27,10 +32,21 @@ def _unauthorized(message: str, message_en: str) -> ApiError:
     return ApiError(401, "unauthorized", message, message_en)
 
 
+def _note_use_apart(token_id: int, now: Any) -> None:
+    """Write the token's last use in a transaction of its own, committed at once: the request's
+    own (read) transaction never holds a write lock. Bookkeeping only: if the database is busy
+    (a long import on SQLite), the use is noted by a later request instead of failing this one."""
+    try:
+        with Session(get_engine()) as session, session.begin():
+            note_token_use(session=session, token_id=token_id, now=now)
+    except OperationalError as error:
+        logger.warning("token %s: last use not recorded (%s)", token_id, error.orig)
+
+
 def api_user() -> User:
     """The calling user, or a 401 ``ApiError`` (bad or revoked token, or nobody signed in)."""
     if "api_user" in g:
-        return g.api_user  # type: ignore[no-any-return]
+        return g.api_user
     header = request.headers.get("Authorization", "")
     if header:
         scheme, _sep, token = header.partition(" ")
@@ -38,11 +54,19 @@ def api_user() -> User:
             raise _unauthorized(
                 "Authorization 请求头应为“Bearer 令牌”", "the Authorization header must be 'Bearer <token>'"
             )
-        user = user_for_token(session=get_session(), token=token, now=utcnow())
-        if user is None:
+        session = get_session()
+        row = find_token(session=session, token=token)
+        user = session.get(User, row.user_id) if row is not None else None
+        if row is None or user is None:
             raise _unauthorized("API 令牌无效或已被吊销", "the API token is unknown or revoked")
+        now = utcnow()
+        if token_use_is_stale(row, now):
+            if request.method in SAFE_METHODS:
+                _note_use_apart(row.id or 0, now)
+            else:  # a write request holds the write lock already (BEGIN IMMEDIATE): note it there
+                note_token_use(session=session, token_id=row.id or 0, now=now)
     elif request.method in SAFE_METHODS and current_user.is_authenticated:
-        user = current_user  # type: ignore[assignment]
+        user = current_user
     else:
         raise _unauthorized(
             "需要 API 令牌：在请求头中加入 Authorization: Bearer 令牌（在“我的账号”页面创建）",

@@ -43,8 +43,14 @@ def _decklist_text(body: Any) -> tuple[str, str | None, str | None]:
         raise ApiError(400, "unreadable_decklist", "卡组不是 UTF-8 文本", "the decklist is not UTF-8 text") from error
 
 
+# A decklist is at most 100,000 characters (catalog.decks.lists.MAX_TEXT_CHARS, ≤ 4 bytes each in
+# UTF-8, plus a JSON envelope): bodies above this answer 413 before they are read.
+DECK_BODY_LIMIT = 512 * 1024
+
+
 @bp.post("/decks/check")
 def check_deck() -> Any:
+    request.max_content_length = DECK_BODY_LIMIT
     body = request.get_json(silent=True) if request.is_json else None
     if request.is_json and body is None:
         raise ApiError(400, "unreadable_decklist", "请求体不是合法的 JSON", "the body is not valid JSON")

@@ -35,6 +35,8 @@ class ChangePasswordForm(FlaskForm):
 
 class TokenForm(FlaskForm):
     name = StringField(_("令牌名称（可选，例如“手机”）"))
+    # A fresh sign-in: the password again, so a session cookie alone cannot mint a token.
+    password = PasswordField(_("当前密码"), validators=[DataRequired(_("请填写当前密码"))])
 
 
 class ListsPublicForm(FlaskForm):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Flask
+from flask import Flask, g
 from flask_babel import lazy_gettext as _  # lazy: login_message is set once, shown per request
 from sqlalchemy.exc import DBAPIError
 
@@ -21,10 +21,14 @@ def load_user(user_id: str) -> User | None:
     try:
         user = db.get_session().get(User, int(id_part))
     except (DBAPIError, ConfigurationError):
-        # The page (or its error handler) reports the database problem; the header just shows
-        # the visitor as signed out instead of failing a second time.
+        # The first failure goes to the error handlers (a busy database answers 503, not a
+        # redirect to the sign-in page as if the visitor were signed out); while the error page
+        # renders, the header just shows the visitor as signed out instead of failing again.
         db.discard_session()
-        return None
+        if g.get("lunzang_user_load_failed"):
+            return None
+        g.lunzang_user_load_failed = True
+        raise
     if user is None or user.auth_version != int(version):
         return None
     return user

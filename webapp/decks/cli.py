@@ -145,6 +145,9 @@ def deck_proxies(file: str, game: str | None, out: Path) -> None:
 
     session, result = _checked(file, game, None)
     with session:
-        data, copies = deckimages.deck_proxies_of(session=session, check=result, scan_dir=scan_dir())
+        try:
+            data, copies = deckimages.deck_proxies_of(session=session, check=result, scan_dir=scan_dir())
+        except deckimages.TooManyProxies as error:
+            raise click.exceptions.Exit(_fail(error.message.zh)) from error
     _write(out, data)
     click.echo(f"已写入 {out}：{copies} 张代理卡，{-(-copies // deckimages.PER_PAGE)} 页 A4")

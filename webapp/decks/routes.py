@@ -11,6 +11,7 @@ from typing import Any
 
 from flask import Response, abort, redirect, render_template, request, url_for
 from flask import session as web_session
+from flask_babel import get_locale
 from flask_babel import gettext as _
 
 from catalog.decks import stats as deckstats
@@ -98,10 +99,11 @@ def check() -> Any:
     text, game, format_code, turns = _params()
     edited = _edited(text)
     if edited is not None:  # back to the canonical URL of the edited deck
-        query = {"game": game or "", "format": format_code or "", "turns": turns, "list": edited}
+        query: dict[str, Any] = {"game": game or "", "format": format_code or "", "turns": turns, "list": edited}
         return redirect(url_for("decks.check", **{k: v for k, v in query.items() if v}) + "#deck-list-heading")
     choices = format_choices(get_session())
-    result, problems, page = None, [], None
+    problems: list[str] = []
+    result, page = None, None
     if text.strip():
         result, problems = _run(text, game, format_code)
         if result is not None:
@@ -180,7 +182,10 @@ def deck_image() -> Response:
 @bp.route("/decks/proxies.pdf")
 def proxies() -> Response:
     """Every copy of the checked deck on A4 proxy sheets (3×3 cards of 63×88 mm, cut marks)."""
-    data, _copies = deckimages.deck_proxies_of(session=get_session(), check=_drawable(), scan_dir=scan_dir())
+    try:
+        data, _copies = deckimages.deck_proxies_of(session=get_session(), check=_drawable(), scan_dir=scan_dir())
+    except deckimages.TooManyProxies as error:
+        abort(400, error.message.en if str(get_locale()) == "en" else error.message.zh)
     return _download(data, "application/pdf", "proxies.pdf")
 
 
