@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -52,6 +53,7 @@ class Vocabulary:
     """
 
     def __init__(self, terms: Mapping[str, Iterable[str]], *, english: Mapping[str, str] | None = None):
+        self.terms: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in terms.items()}
         self.canonical: tuple[str, ...] = tuple(terms)
         self.english: dict[str, str] = dict(english or {})
         self._lookup: dict[str, str] = {}
@@ -85,6 +87,14 @@ class Vocabulary:
 
     def __contains__(self, word: str) -> bool:
         return self.resolve(word) is not None
+
+    def extended(self, extra: Mapping[str, Iterable[str]]) -> Vocabulary:
+        """This vocabulary plus a catalogue's own words (manifest ``[vocabulary]``)."""
+        terms = {k: list(v) for k, v in self.terms.items()}
+        for word, aliases in extra.items():
+            terms.setdefault(word, [])
+            terms[word] += [a for a in aliases if a not in terms[word]]
+        return type(self)(terms, english=self.english)
 
     def describe(self) -> str:
         return "、".join(self.canonical)
@@ -220,6 +230,12 @@ class Keyword:
     explanation: str
     has_value: bool = False
     has_subject: bool = False
+    aliases: tuple[str, ...] = ()  # other spellings (魔抗 for 魔法抗性)
+
+    def words(self) -> tuple[str, ...]:
+        """Every spelling of the keyword that the importer and ``kw:`` accept alike (issue 12):
+        the Chinese word, the English word, the code and the aliases (folded when compared)."""
+        return tuple(dict.fromkeys((self.zh, self.en, self.kind, *self.aliases)))
 
 
 # The columns every game's CSV has (DESIGN §3).
@@ -267,6 +283,9 @@ class GameModule:
     # the English names of the formats the shipped catalogue names (format names are data; an
     # unknown one stays as written)
     format_names_en: ClassVar[Mapping[str, str]] = {}
+    # vocabularies a catalogue may extend with its own words in the manifest's [vocabulary]
+    # table (attribute name → what it is called in messages); the seeds leave them open
+    open_lists: ClassVar[Mapping[str, str]] = {}
     # the series codes a set may have; empty = free text
     series: tuple[str, ...] = ()
     # field → the game's own word for it (over FIELD_LABELS)
@@ -306,6 +325,29 @@ class GameModule:
     def format_name(self, name: str, language: str = "zh") -> str:
         """A format's name in the reader's language: English when this game knows it."""
         return self.format_names_en.get(name, name) if language == "en" else name
+
+    def with_vocabulary(self, vocabulary: Mapping[str, Any] | None) -> GameModule:
+        """This game as one catalogue speaks it: ``rarities`` (lowest → highest) replace the
+        ladder, the words of an open list (``houses``) are added to it. The module itself is
+        returned when there is nothing to change; equal vocabularies give the same object."""
+        if not vocabulary:
+            return self
+        key = repr(sorted((k, repr(v)) for k, v in vocabulary.items()))
+        cache = _VARIANTS.setdefault(id(self), {})
+        found = cache.get(key)
+        if found is None:
+            found = copy.copy(self)
+            rarities = vocabulary.get("rarities")
+            if rarities:
+                found.rarity = RarityLadder(tuple(str(r) for r in rarities))
+            for name in self.open_lists:
+                words = vocabulary.get(name)
+                if words:
+                    setattr(found, name, getattr(self, name).extended(words))
+            if len(cache) > 64:  # bounded: catalogues rarely change their words
+                cache.clear()
+            cache[key] = found
+        return found
 
     def labels(self) -> dict[str, str]:
         """Field → its word in this game (Simplified: the site's msgids, translated there)."""
@@ -397,6 +439,9 @@ class GameModule:
             if keyword.kind == kind:
                 return keyword
         return None
+
+
+_VARIANTS: dict[int, dict[str, GameModule]] = {}
 
 
 class RowErrors(Exception):

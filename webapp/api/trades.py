@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import jsonify, request
 
-from catalog.collection.users import UnknownUser, find_user
+from catalog.accounts import UnknownUser, find_user
 from catalog.errors import LunzangError
 from catalog.trading import (
     TradeConflict,
@@ -35,8 +35,7 @@ from webapp.api import ApiError, bp
 from webapp.api.auth import api_user, require_api_user
 from webapp.api.openapi import PATHS, SCHEMAS
 from webapp.db import discard_session, get_session
-from webapp.helpers import utcnow
-from webapp.trades import trade_settings
+from webapp.helpers import trade_settings, utcnow
 
 
 @contextmanager

@@ -148,7 +148,7 @@ def create_command(
     with _session() as session, session.begin():
         organizer_id = None
         if organizer:
-            user = accounts.require_user(session=session, username=organizer)
+            user = accounts.find_user(session=session, username=organizer)
             if user.role not in ("organizer", "admin"):
                 raise EventError(
                     Message(f"{user.username} 没有主办者（organizer）角色", f"{user.username} is not an organizer")
@@ -174,7 +174,7 @@ def register_command(event_id: int, player: str, deck_file: str | None, username
     text = _read_text(deck_file) if deck_file else None
     with _session() as session, session.begin():
         event = _event(session, event_id)
-        user_id = accounts.require_user(session=session, username=username).id if username else None
+        user_id = accounts.find_user(session=session, username=username).id if username else None
         try:
             entry = reg.register_player(
                 session=session, event=event, player_name=player, now=now(), user_id=user_id, deck_text=text
