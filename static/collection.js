@@ -76,6 +76,13 @@
 document.addEventListener("focusin", function (event) {
   var input = event.target;
   if (!input.classList || !input.classList.contains("quantity-input")) return;
-  // after the click has placed the caret; type=number fields support select() too
-  window.setTimeout(function () { if (document.activeElement === input) input.select(); }, 0);
+  input.select();
+  input.setAttribute("data-just-focused", "1");
+});
+// A click's mouseup would put the caret back and undo the selection: keep it the first time.
+document.addEventListener("mouseup", function (event) {
+  var input = event.target;
+  if (!input.getAttribute || input.getAttribute("data-just-focused") !== "1") return;
+  input.removeAttribute("data-just-focused");
+  event.preventDefault();
 });

@@ -113,9 +113,10 @@ def random() -> Any:
     session = get_session()
     slug = request.args.get("game", "").strip()
     text = request.args.get("q", "").strip()[:500]
-    if slug and get_game(slug) is None:
+    module = get_game(slug) if slug else None
+    if slug and module is None:
         abort(404, _("没有这个游戏：%(slug)s", slug=slug))
-    slug = get_game(slug).slug if slug else ""  # type: ignore[union-attr]
+    slug = module.slug if module is not None else ""
     if text:
         try:
             hit = random_hit(
