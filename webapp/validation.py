@@ -9,8 +9,8 @@ body) is checked once, so no route can fail on them with a 500:
   fails); a value named ``id`` or ``*_id``, and an ``<int:…>`` in a path, at most 2³¹−1
   (PostgreSQL's integer; a larger id names nothing: 404); other numbers are bounded by the
   fields' own rules (page ≤ 100,000, quantities, seeds < 2⁶³);
-- JSON: at most :data:`MAX_JSON_DEPTH` levels (the parser would recurse 100,000 deep), integers
-  within 64 bits.
+- JSON: at most :data:`MAX_JSON_DEPTH` levels (the parser would recurse 100,000 deep); ``id``
+  and ``*_id`` integers at most 2³¹−1 (other numbers: each field's own range).
 
 A refused request gets 400 with a message naming the field (JSON under ``/api/``).
 """
@@ -28,12 +28,13 @@ from werkzeug.routing import IntegerConverter
 MAX_ID = 2**31 - 1
 MAX_DIGITS = 18  # an id longer than this is not even worth converting
 MAX_JSON_DEPTH = 32
-MAX_JSON_INT = 2**63 - 1
 
 # What no storage takes: NUL (PostgreSQL text) and lone surrogates (not UTF-8). Other control
 # characters are left to the fields' own rules (they break nothing on their way through).
 _BAD_TEXT = re.compile(r"[\x00\ud800-\udfff]")
 _ID_KEY = re.compile(r"(^|_)id$")
+# Free text is searched or shown, never turned into a number: "9²" is a fine search.
+FREE_TEXT = {"q", "list", "decklist", "name", "note", "comment", "text", "title"}
 
 
 class IdConverter(IntegerConverter):
@@ -56,6 +57,8 @@ def check_value(field: str, value: str) -> None:
         raise InvalidInput(
             field, f"「{field}」含有不可用的字符（控制字符或不成对的代理码）", f"'{field}' holds an unusable character"
         )
+    if field in FREE_TEXT:
+        return
     digits = value.strip()
     digits = digits[1:] if digits[:1] in ("+", "-") else digits
     if not digits or not (digits.isdigit() or digits.isdecimal()):  # ² is a digit, not a decimal
@@ -82,11 +85,7 @@ def check_json(data: Any) -> None:
             stack.extend((field, item, depth + 1) for item in value)
         elif isinstance(value, str):
             check_value(field, value)
-        elif (
-            isinstance(value, int)
-            and not isinstance(value, bool)
-            and (abs(value) > MAX_JSON_INT or (_ID_KEY.search(field) and value > MAX_ID))
-        ):
+        elif isinstance(value, int) and not isinstance(value, bool) and _ID_KEY.search(field) and abs(value) > MAX_ID:
             raise InvalidInput(field, f"「{field}」的数字太大", f"'{field}' is too large a number")
 
 

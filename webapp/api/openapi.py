@@ -91,6 +91,14 @@ def document() -> dict[str, Any]:
         path: {method: _complete(op, path) if isinstance(op, dict) else op for method, op in item.items()}
         for path, item in sorted(PATHS.items())
     }
+    schemas = dict(SCHEMAS)
+    for item in paths.values():  # shapes sent in request bodies: required strings non-empty too
+        for operation in item.values():
+            content = operation.get("requestBody", {}).get("content", {}) if isinstance(operation, dict) else {}
+            ref = content.get("application/json", {}).get("schema", {}).get("$ref", "")
+            name = ref.removeprefix("#/components/schemas/")
+            if ref and name in schemas:
+                schemas[name] = _non_empty_required(schemas[name])
     return {
         "openapi": "3.1.0",
         "info": {
@@ -100,7 +108,7 @@ def document() -> dict[str, Any]:
         },
         "servers": [{"url": "/api/v1"}],
         "paths": paths,
-        "components": {"schemas": SCHEMAS, "securitySchemes": SECURITY_SCHEMES},
+        "components": {"schemas": schemas, "securitySchemes": SECURITY_SCHEMES},
     }
 
 
