@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 5000
 
-.PHONY: run test test-postgres lint format bench fuzz setup db translations clean
+.PHONY: run test test-postgres lint format bench fuzz setup db translations clean chromium
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,14 +29,21 @@ run: db
 
 lint: setup
 	$(BIN)/ruff check catalog webapp tests
+	$(BIN)/ruff format --check catalog webapp tests
 	$(BIN)/mypy
 
 format: setup
 	$(BIN)/ruff format catalog webapp tests
 	$(BIN)/ruff check --fix catalog webapp tests
 
-test: setup lint
-	$(BIN)/pytest
+CHROMIUM ?= /usr/bin/chromium
+
+# The browser tests drive Debian's Chromium: without it, stop at once with one line saying how.
+chromium:
+	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) is missing: sudo apt-get install chromium (.ci/run does it), then make test again" >&2; exit 1; }
+
+test: chromium setup lint
+	LUNZANG_CHROMIUM=$(CHROMIUM) $(BIN)/pytest
 
 POSTGRES_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 test-postgres: setup

@@ -97,11 +97,19 @@ def get_user_by_name(*, session: Session, username: str) -> User | None:
     return session.exec(select(User).where(User.username_key == username_key(username.strip()))).first()
 
 
-def require_user(*, session: Session, username: str) -> User:
-    """Like :func:`get_user_by_name`, but an unknown name is an :class:`AccountError`."""
+class UnknownUser(AccountError):
+    """No user has that name."""
+
+    code = "not_found"
+    status = 404
+
+
+def find_user(*, session: Session, username: str) -> User:
+    """Like :func:`get_user_by_name`, but an unknown name is :class:`UnknownUser` (the CLI and
+    the API name users by their names, not ids)."""
     user = get_user_by_name(session=session, username=username)
     if user is None:
-        raise AccountError(Message(f"没有这个用户：{username}", f"no such user: {username}"))
+        raise UnknownUser(Message(f"没有用户名为「{username}」的用户", f"no user named '{username}'"))
     return user
 
 
@@ -260,7 +268,7 @@ def issue_token(*, session: Session, user: User, name: str = "", now: datetime) 
 
 def list_tokens(*, session: Session, user: User) -> list[ApiToken]:
     """The user's tokens, newest first, revoked ones included (they show as revoked)."""
-    statement = select(ApiToken).where(ApiToken.user_id == user.id).order_by(ApiToken.id.desc())  # type: ignore[union-attr]
+    statement = select(ApiToken).where(ApiToken.user_id == user.id).order_by(col(ApiToken.id).desc())
     return list(session.exec(statement))
 
 

@@ -126,3 +126,16 @@ def test_matches_through_the_api(client: Any, kit: Kit) -> None:
     assert r.status_code == 200
     matches = r.get_json()["matches"]
     assert matches[0]["user"] == "bob" and matches[0]["they_give"][0]["number"] == "T1-005"
+
+
+def test_expiry_and_the_new_account_limit_come_from_the_app_config(app: Any, client: Any, kit: Kit) -> None:
+    from datetime import datetime
+
+    app.config.update(TRADE_EXPIRY_DAYS=2, TRADE_NEW_ACCOUNT_TRADES=1, TRADE_NEW_ACCOUNT_OPEN_OFFERS=1)
+    alice = headers(kit, "alice")
+    first = client.post("/api/v1/trades", json={"to": "bob", "give": [line("T1-001")]}, headers=alice).get_json()
+    created, expires = (datetime.fromisoformat(first[k]) for k in ("created_at", "expires_at"))
+    assert (expires - created).days == 2
+    second = client.post("/api/v1/trades", json={"to": "carol", "give": [line("T1-001")]}, headers=alice)
+    assert second.status_code == 409 and second.get_json()["error"]["code"] == "offer_limit"
+    assert kit.trade_rows() == 1

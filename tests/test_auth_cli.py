@@ -36,9 +36,9 @@ def test_create_reads_the_password_from_stdin(app: Any, runner: Any) -> None:
         (["user", "create", "<script>"], PASSWORD, "用户名只能包含"),
         (["user", "create", "bob"], "short", "密码至少需要 8 个字符"),
         (["user", "create", "Alice"], PASSWORD, "已被使用"),
-        (["user", "token", "nobody"], "", "没有这个用户：nobody"),
+        (["user", "token", "nobody"], "", "没有用户名为「nobody」的用户"),
         (["user", "role", "alice", "king"], "", "没有这个角色：king"),
-        (["user", "role", "nobody", "admin"], "", "没有这个用户"),
+        (["user", "role", "nobody", "admin"], "", "没有用户名为「nobody」的用户"),
         (["user", "password", "alice"], "short", "密码至少需要 8 个字符"),
     ],
 )

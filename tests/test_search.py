@@ -339,7 +339,7 @@ def test_pages_and_totals_do_not_depend_on_the_match_cap(
 ) -> None:
     """One statement collects up to MATCH_CAP matches, beyond it the page and the count run
     apart: both paths give the same pages and totals (cap 0 is the two-statement path)."""
-    import catalog.search as search_module
+    import catalog.search.run as search_module
 
     def pages(per_page: int) -> tuple[int, list[str]]:
         seen: list[str] = []

@@ -371,3 +371,17 @@ def test_third_users_learn_nothing_and_cannot_act(kit: Kit, make_user) -> None: 
     assert kit.trade(tid).status == "proposed"
     with Session(kit.engine) as session:
         assert session.scalars(select(TradeEvent.action)).all() == ["propose"]
+
+
+def test_lunzang_trades_expire_records_every_lapsed_offer(app, kit: Kit) -> None:  # type: ignore[no-untyped-def]
+    # the fresh one first: proposing records the lapsed offers of the two users itself
+    fresh = offer(kit, "alice", "carol", give=[kit.line("T1-001")], now=NOW + timedelta(days=3650))
+    lapsed = offer(kit, "alice", "bob", give=[kit.line("T1-001")], now=NOW - timedelta(days=30))
+    result = app.test_cli_runner().invoke(args=["trades", "expire"])
+    assert result.exit_code == 0 and "已将 1 个报价标为过期" in result.output
+    assert (kit.trade(lapsed).status, kit.trade(fresh).status) == ("expired", "proposed")
+    with Session(kit.engine) as session:
+        assert session.scalars(select(TradeEvent.action).where(TradeEvent.trade_id == lapsed)).all() == [
+            "propose",
+            "expire",
+        ]

@@ -34,10 +34,21 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     init_auth(app)
 
-    from webapp import admin, api, auth, cards, collection, decks, packs, trades, wants
+    from webapp import admin, api, auth, cards, collection, decks, events, packs, trades, wants
     from webapp.extensions import csrf
 
-    for blueprint in (cards.bp, decks.bp, packs.bp, collection.bp, wants.bp, trades.bp, admin.bp, api.bp, auth.bp):
+    for blueprint in (
+        cards.bp,
+        decks.bp,
+        packs.bp,
+        collection.bp,
+        wants.bp,
+        trades.bp,
+        events.bp,
+        admin.bp,
+        api.bp,
+        auth.bp,
+    ):
         app.register_blueprint(blueprint)
     csrf.exempt(api.bp)  # the API authenticates writes by bearer token, not by cookie (DESIGN §8)
 

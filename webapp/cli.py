@@ -22,14 +22,16 @@ from webapp.cli_support import friendly
 from webapp.collection.cli import collection
 from webapp.db import get_engine
 from webapp.decks.cli import deck
+from webapp.events.cli import event_group
 from webapp.packs.cli import packs
+from webapp.trades.cli import trades
 
 
 def register(app: Flask) -> None:
     """Attach the commands to ``app.cli`` (so the test runner and ``lunzang`` both see them)."""
     for command in (init_db, import_command, demo, serve, packs, search_command, render_command, images_group):
         app.cli.add_command(command)
-    for group in (deck, user, collection):
+    for group in (deck, user, collection, trades, event_group):
         app.cli.add_command(group)
 
 

@@ -87,6 +87,7 @@ def load(app: Flask, test_config: dict[str, Any] | None = None) -> None:
     if proxies > 0:
         from werkzeug.middleware.proxy_fix import ProxyFix
 
+        # why the type: ignore below: wrapping app.wsgi_app in middleware is how Flask documents ProxyFix
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)  # type: ignore[method-assign]
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
     if not app.config["DATABASE_URL"]:

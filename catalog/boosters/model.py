@@ -256,6 +256,7 @@ def check_seed(seed: int | None) -> int:
     bits) reduced to 63 bits, so every opening has a seed that can be shown and replayed.
     """
     if seed is None:
+        # why the type: ignore below: numpy types entropy as int | Sequence[int]; a fresh SeedSequence's is an int
         return int(np.random.SeedSequence().entropy) & MAX_SEED  # type: ignore[arg-type]
     if seed < 0:
         raise _fail(BadSeed, f"种子不能是负数：{seed}", f"the seed cannot be negative: {seed}")

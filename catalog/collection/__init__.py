@@ -28,7 +28,6 @@ from catalog.collection.ledger import (
     set_for_trade,
     set_note,
 )
-from catalog.collection.users import UnknownUser, find_user
 
 __all__ = [
     "BadGrade",
@@ -40,14 +39,12 @@ __all__ = [
     "ItemGrade",
     "ItemResult",
     "NegativeQuantity",
-    "UnknownUser",
     "add_opening",
     "adjust",
     "change_for_trade",
     "change_item",
     "check_ledger",
     "export_collection",
-    "find_user",
     "import_collection",
     "set_for_trade",
     "set_note",

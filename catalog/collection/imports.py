@@ -287,6 +287,7 @@ def undo_import(*, session: Session, user_id: int, import_id: int, now: datetime
         update(imports)
         .where(imports.c.id == import_id, imports.c.user_id == user_id, imports.c.undone_at.is_(None))
         .values(undone_at=now)
+        # why the type: ignore below: an UPDATE's CursorResult has rowcount; Session.execute is typed as Result
     ).rowcount  # type: ignore[attr-defined]
     if not claimed:
         exists = session.scalar(select(imports.c.id).where(imports.c.id == import_id, imports.c.user_id == user_id))

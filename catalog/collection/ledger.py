@@ -256,6 +256,7 @@ def set_note(
     result = session.execute(
         update(ITEMS).where(_key_filter(user_id, printing_id, grade)).values(note=note.strip()[:500], updated_at=now)
     )
+    # why the type: ignore below: Session.execute is typed as Result; an UPDATE gives a CursorResult, which has rowcount
     return bool(result.rowcount)  # type: ignore[attr-defined]
 
 

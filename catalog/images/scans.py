@@ -39,7 +39,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO
 
 from PIL import Image, ImageCms, ImageOps
 from sqlalchemy import select as sa_select
@@ -96,7 +96,7 @@ class ScanResult:
     replaced: str | None  # the previous scan's hash, if the printing had one
 
 
-def read_limited(stream: BinaryIO) -> bytes:
+def read_limited(stream: IO[bytes]) -> bytes:
     """At most ``MAX_BYTES + 1`` bytes of an upload stream: enough for the size check to fail."""
     return stream.read(MAX_BYTES + 1)
 

@@ -189,7 +189,7 @@ def read_folder(folder: Path) -> Source:
     raw = manifest_path.read_bytes()
     text, problem = _decode(raw, display)
     if problem or text is None:
-        source.problems.append(problem)  # type: ignore[arg-type]
+        source.problems.append(problem)  # type: ignore[arg-type]  # _decode gives a problem whenever it gives no text
         return source
     try:
         manifest = tomllib.loads(text)
@@ -488,7 +488,7 @@ def _read_csv(path: Path, game: GameModule, source: Source) -> None:
     display = str(path)
     text, problem = _decode(path.read_bytes(), display)
     if problem or text is None:
-        source.problems.append(problem)  # type: ignore[arg-type]
+        source.problems.append(problem)  # type: ignore[arg-type]  # _decode gives a problem whenever it gives no text
         return
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
@@ -565,7 +565,7 @@ def read_json_catalogue(path: Path) -> Source:
     source = Source(display, None)
     text, problem = _decode(path.read_bytes(), display)
     if problem or text is None:
-        source.problems.append(problem)  # type: ignore[arg-type]
+        source.problems.append(problem)  # type: ignore[arg-type]  # _decode gives a problem whenever it gives no text
         return source
     try:
         data = json.loads(text)

@@ -206,4 +206,5 @@ class BanEntry(SQLModel, table=True):
 
 def table_of(model: type[SQLModel]) -> Table:
     """The Core table behind a model, for bulk statements (typed for mypy)."""
+    # why the type: ignore below: SQLModel sets __table__ on table models at class creation
     return cast(Table, model.__table__)  # type: ignore[attr-defined]

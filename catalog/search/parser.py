@@ -229,7 +229,8 @@ class _Parser:
         items = [self.and_expr()]
         while (token := self.peek()) is not None and token.kind == "OR":
             self.take()
-            if self.peek() is None or self.peek().kind in ("OR", "RPAREN"):  # type: ignore[union-attr]
+            following = self.peek()
+            if following is None or following.kind in ("OR", "RPAREN"):
                 raise _error_at(
                     token,
                     f"第 {token.position + 1} 个字符处的 or 后面缺少条件",

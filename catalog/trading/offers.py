@@ -177,17 +177,13 @@ def _check_offer_limit(session: Session, user_id: int, settings: TradeSettings, 
         )
 
 
-def expire_due(session: Session, *, user_ids: Sequence[int], now: datetime) -> int:
-    """Mark the users' offers past their expiry as expired (logged, actor: the system)."""
-    due = session.scalars(
-        select(Trade)
-        .where(
-            TRADE.status.in_(OFFERED),
-            TRADE.expires_at <= now,
-            or_(TRADE.proposer_id.in_(list(user_ids)), TRADE.recipient_id.in_(list(user_ids))),
-        )
-        .order_by(TRADE.id)
-    ).all()
+def expire_due(session: Session, *, user_ids: Sequence[int] | None, now: datetime) -> int:
+    """Mark offers past their expiry as expired (logged, actor: the system): those of
+    ``user_ids``, or every one (``None``: ``lunzang trades expire``, e.g. from cron)."""
+    query = select(Trade).where(TRADE.status.in_(OFFERED), TRADE.expires_at <= now)
+    if user_ids is not None:
+        query = query.where(or_(TRADE.proposer_id.in_(list(user_ids)), TRADE.recipient_id.in_(list(user_ids))))
+    due = session.scalars(query.order_by(TRADE.id)).all()
     for trade in due:
         trade.status, trade.updated_at = "expired", now
         session.add(trade)

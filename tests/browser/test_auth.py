@@ -7,13 +7,13 @@ import re
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.browser.test_catalogue import browser, live_server, open_page  # noqa: F401  (fixtures)
+from tests.browser import open_page
 
 PASSWORD = "correct horse battery"
 
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
-def test_register_logout_login(browser: Browser, live_server: str, javascript: bool) -> None:  # noqa: F811
+def test_register_logout_login(browser: Browser, live_server: str, javascript: bool) -> None:
     page = open_page(browser, javascript=javascript)
     try:
         page.goto(live_server + "/cards?q=swk")

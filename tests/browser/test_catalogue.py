@@ -1,65 +1,14 @@
-"""Click through the catalogue in a real browser: Playwright driving Debian's Chromium.
-
-Needs ``apt-get install chromium`` and ``pip install playwright``; never ``playwright install``
-(the browser is the system one, at /usr/bin/chromium). The sample app is served on a free
-port of 127.0.0.1 by werkzeug in a background thread.
-"""
+"""Click through the catalogue in a real browser (fixtures: ``tests/browser/conftest.py``)."""
 
 from __future__ import annotations
 
 import re
-import threading
-from collections.abc import Iterator
 from urllib.parse import quote
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
-from werkzeug.serving import make_server
+from playwright.sync_api import Browser, expect
 
-from tests.test_web import ensure_translations_compiled
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def live_server(sample_app) -> Iterator[str]:  # type: ignore[no-untyped-def]
-    ensure_translations_compiled()
-    # As in production: every form a browser submits must carry its CSRF token.
-    sample_app.config["WTF_CSRF_ENABLED"] = True
-    server = make_server("127.0.0.1", 0, sample_app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, name="lunzang-test-server", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
-        server.server_close()
-
-
-def open_page(browser: Browser, *, javascript: bool = True, width: int = 1280) -> Page:
-    context = browser.new_context(java_script_enabled=javascript, viewport={"width": width, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    return page
+from tests.browser import open_page
 
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])

@@ -7,12 +7,12 @@ import re
 from playwright.sync_api import Browser, expect
 from sqlmodel import Session
 
-from tests.browser.test_catalogue import browser, live_server, open_page  # noqa: F401  (fixtures)
+from tests.browser import open_page
 from tests.conftest import TEST_PASSWORD
 from webapp.db import get_engine
 
 
-def test_checklist_completion_and_plus_one(browser: Browser, live_server: str, sample_app, make_user) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+def test_checklist_completion_and_plus_one(browser: Browser, live_server: str, sample_app, make_user) -> None:  # type: ignore[no-untyped-def]
     with Session(get_engine(sample_app)) as session, session.begin():
         make_user(session, "alice")
     page = open_page(browser)
@@ -58,8 +58,8 @@ def test_checklist_completion_and_plus_one(browser: Browser, live_server: str, s
 
 
 def test_plus_and_minus_on_a_card_page_without_reloading(  # type: ignore[no-untyped-def]
-    browser: Browser,  # noqa: F811
-    live_server: str,  # noqa: F811
+    browser: Browser,
+    live_server: str,
     sample_app,
     make_user,
 ) -> None:

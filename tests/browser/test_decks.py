@@ -7,14 +7,14 @@ from urllib.parse import urlencode
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.browser.test_catalogue import browser, live_server, open_page  # noqa: F401  (fixtures)
+from tests.browser import open_page
 from tests.test_decks import legal_samsara_list
 
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
 def test_paste_see_violations_fix_see_legal(
-    browser: Browser,  # noqa: F811
-    live_server: str,  # noqa: F811
+    browser: Browser,
+    live_server: str,
     sample_catalogue,  # type: ignore[no-untyped-def]
     javascript: bool,
 ) -> None:
@@ -52,8 +52,8 @@ def test_paste_see_violations_fix_see_legal(
 
 @pytest.mark.parametrize("path", ["/decks", "/rules/samsara", "/decks/print"])
 def test_deck_pages_fit_a_phone_screen(
-    browser: Browser,  # noqa: F811
-    live_server: str,  # noqa: F811
+    browser: Browser,
+    live_server: str,
     sample_catalogue,  # type: ignore[no-untyped-def]
     path: str,
 ) -> None:
@@ -68,8 +68,8 @@ def test_deck_pages_fit_a_phone_screen(
 
 
 def test_verdict_updates_while_typing(
-    browser: Browser,  # noqa: F811
-    live_server: str,  # noqa: F811
+    browser: Browser,
+    live_server: str,
     sample_catalogue,  # type: ignore[no-untyped-def]
 ) -> None:
     legal = legal_samsara_list(sample_catalogue)

@@ -6,10 +6,10 @@ import re
 
 from playwright.sync_api import Browser, expect
 
-from tests.browser.test_catalogue import browser, live_server, open_page  # noqa: F401  (fixtures)
+from tests.browser import open_page
 
 
-def test_reveal_flips_cards_one_by_one_and_all(browser: Browser, live_server: str) -> None:  # noqa: F811
+def test_reveal_flips_cards_one_by_one_and_all(browser: Browser, live_server: str) -> None:
     page = open_page(browser)
     try:
         page.goto(live_server + "/packs/samsara/M4/open?packs=2&seed=42")
@@ -36,7 +36,7 @@ def test_reveal_flips_cards_one_by_one_and_all(browser: Browser, live_server: st
         page.context.close()
 
 
-def test_without_javascript_the_opening_is_a_plain_list(browser: Browser, live_server: str) -> None:  # noqa: F811
+def test_without_javascript_the_opening_is_a_plain_list(browser: Browser, live_server: str) -> None:
     page = open_page(browser, javascript=False)
     try:
         page.goto(live_server + "/packs/")
@@ -55,7 +55,7 @@ def test_without_javascript_the_opening_is_a_plain_list(browser: Browser, live_s
         page.context.close()
 
 
-def test_booster_pages_fit_a_phone_screen(browser: Browser, live_server: str) -> None:  # noqa: F811
+def test_booster_pages_fit_a_phone_screen(browser: Browser, live_server: str) -> None:
     page = open_page(browser, width=360)
     try:
         for path in (

@@ -12,7 +12,7 @@ from sqlmodel import Session
 from catalog.collection.ledger import adjust
 from catalog.collection.wants import set_want
 from catalog.models import Printing
-from tests.browser.test_catalogue import browser, live_server, open_page  # noqa: F401  (fixtures)
+from tests.browser import open_page
 from tests.collectionkit import NOW, printing_id
 from webapp.db import get_engine
 
@@ -28,8 +28,8 @@ def sign_in(page, server: str, name: str) -> None:  # type: ignore[no-untyped-de
 
 
 def test_alice_and_bob_find_each_other_and_swap(
-    browser: Browser,  # noqa: F811
-    live_server: str,  # noqa: F811
+    browser: Browser,
+    live_server: str,
     sample_app,  # type: ignore[no-untyped-def]
     make_user,  # type: ignore[no-untyped-def]
 ) -> None:
@@ -62,8 +62,10 @@ def test_alice_and_bob_find_each_other_and_swap(
         sign_in(phone, live_server, "bob")
         expect(phone.locator(".nav-badge")).to_have_text("1")
         phone.goto(live_server + "/trades")
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390  # the inbox too
         phone.get_by_role("link", name=f"交易 #{trade_id}").click()
         phone.get_by_role("link", name="还价 / 修改").click()
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390  # the composer fits a phone
         phone.get_by_label("小红帽·森林歌者 的数量").fill("2")  # bob wants both for-trade copies
         phone.get_by_role("button", name="发出还价").click()
         expect(phone.locator(".flashes")).to_contain_text("还价已发出")

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 from sqlmodel import Session
 
-from tests.browser.test_catalogue import browser, live_server, open_page  # noqa: F401  (fixtures)
+from tests.browser import open_page
 from webapp.db import get_engine
 
 PASSWORD = "correct horse battery"
@@ -17,8 +17,8 @@ PASSWORD = "correct horse battery"
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
 def test_want_a_card_and_share_the_lists(
-    browser: Browser,  # noqa: F811
-    live_server: str,  # noqa: F811
+    browser: Browser,
+    live_server: str,
     sample_app,  # type: ignore[no-untyped-def]
     make_user,  # type: ignore[no-untyped-def]
     javascript: bool,

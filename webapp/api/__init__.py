@@ -46,4 +46,4 @@ def _http_error(error: HTTPException) -> Any:
     )
 
 
-from webapp.api import auth, cards, collection, decks, openapi, packs, trades  # noqa: E402,F401
+from webapp.api import auth, cards, collection, decks, events, openapi, packs, schemas, trades  # noqa: E402,F401

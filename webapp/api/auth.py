@@ -46,7 +46,7 @@ def _note_use_apart(token_id: int, now: Any) -> None:
 def api_user() -> User:
     """The calling user, or a 401 ``ApiError`` (bad or revoked token, or nobody signed in)."""
     if "api_user" in g:
-        return g.api_user  # type: ignore[no-any-return]
+        return g.api_user
     header = request.headers.get("Authorization", "")
     if header:
         scheme, _sep, token = header.partition(" ")
@@ -66,7 +66,7 @@ def api_user() -> User:
             else:  # a write request holds the write lock already (BEGIN IMMEDIATE): note it there
                 note_token_use(session=session, token_id=row.id or 0, now=now)
     elif request.method in SAFE_METHODS and current_user.is_authenticated:
-        user = current_user  # type: ignore[assignment]
+        user = current_user
     else:
         raise _unauthorized(
             "需要 API 令牌：在请求头中加入 Authorization: Bearer 令牌（在“我的账号”页面创建）",

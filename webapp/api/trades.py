@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import jsonify, request
 
-from catalog.collection.users import UnknownUser, find_user
+from catalog.accounts import UnknownUser, find_user
 from catalog.errors import LunzangError
 from catalog.trading import (
     TradeConflict,
@@ -315,7 +315,7 @@ SCHEMAS["TradeOffer"] = {
     },
 }
 _ID = [{"name": "trade_id", "in": "path", "required": True, "schema": {"type": "integer"}}]
-_AUTH = [{"bearerAuth": []}]
+_AUTH: list[dict[str, list[str]]] = [{"bearerAuth": []}]
 _CONFLICT = {"description": "Unavailable lines (error.lines), a stale version or a closed trade", **_ERROR}
 PATHS["/trades"] = {
     "post": {

@@ -20,7 +20,7 @@ from webapp.db import get_engine
 from webapp.helpers import utcnow
 
 
-def _engine():  # type: ignore[no-untyped-def]
+def _engine():
     engine = get_engine()
     if catalog_db.is_empty(engine):
         raise ConfigurationError(
@@ -67,7 +67,7 @@ def password(name: str) -> None:
     """为用户 NAME 设置新密码（读取方式同 create）；该用户所有已登录的会话随之失效。"""
     new_password = _read_password()
     with catalog_db.transaction(_engine()) as session:
-        account = accounts.require_user(session=session, username=name)
+        account = accounts.find_user(session=session, username=name)
         accounts.set_password(session=session, user=account, password=new_password, hash_method=hash_method())
         click.echo(f"已为 {account.username} 设置新密码")
 
@@ -80,7 +80,7 @@ def password(name: str) -> None:
 def token(name: str, label: str) -> None:
     """为用户 NAME 签发新的 API 令牌并打印（只显示这一次；可在账号页面吊销）。"""
     with catalog_db.transaction(_engine()) as session:
-        account = accounts.require_user(session=session, username=name)
+        account = accounts.find_user(session=session, username=name)
         _row, plaintext = accounts.issue_token(session=session, user=account, name=label, now=utcnow())
     click.echo(plaintext)
 
@@ -93,7 +93,7 @@ def token(name: str, label: str) -> None:
 def role(name: str, role: str) -> None:
     """把用户 NAME 的角色设为 ROLE（user、organizer、admin）。"""
     with catalog_db.transaction(_engine()) as session:
-        account = accounts.require_user(session=session, username=name)
+        account = accounts.find_user(session=session, username=name)
         accounts.set_role(session=session, user=account, role=role)
         click.echo(f"{account.username} 的角色现在是 {account.role}")
 

@@ -108,14 +108,14 @@ def logout() -> Any:
     # out the others too — chosen over a table of sessions, which a copied cookie would
     # otherwise outlive.
     if current_user.is_authenticated:
-        accounts.sign_out_everywhere(session=get_session(), user=current_user)  # type: ignore[arg-type]
+        accounts.sign_out_everywhere(session=get_session(), user=current_user)
     logout_user()
     flash(_("已退出登录"))
     return redirect(url_for("cards.home"))
 
 
 def _account_page(*, status: int = 200, new_token: str | None = None, **forms: Any) -> Any:
-    user: User = current_user  # type: ignore[assignment]
+    user: User = current_user
     lists_form = forms.get("lists_form") or ListsPublicForm(lists_public=user.lists_public)
     response = make_response(
         render_template(
@@ -151,7 +151,7 @@ def change_password() -> Any:
     try:
         user = accounts.change_password(
             session=get_session(),
-            user=current_user,  # type: ignore[arg-type]
+            user=current_user,
             old_password=form.old_password.data or "",
             new_password=form.new_password.data or "",
             hash_method=hash_method(),
@@ -170,7 +170,7 @@ def lists_public() -> Any:
     form = ListsPublicForm()
     if not form.validate_on_submit():
         return _account_page(status=400, lists_form=form)
-    accounts.set_lists_public(session=get_session(), user=current_user, public=bool(form.lists_public.data))  # type: ignore[arg-type]
+    accounts.set_lists_public(session=get_session(), user=current_user, public=bool(form.lists_public.data))
     flash(_("已公开收藏与求购列表") if form.lists_public.data else _("收藏与求购列表仅自己可见"))
     return redirect(url_for("auth.account"))
 
@@ -181,14 +181,14 @@ def create_token() -> Any:
     form = TokenForm()
     if not form.validate_on_submit():
         return _account_page(status=400, token_form=form)
-    if not accounts.check_password(user=current_user, password=form.password.data or ""):  # type: ignore[arg-type]
+    if not accounts.check_password(user=current_user, password=form.password.data or ""):
         return _account_page(status=400, token_form=form, error=_("密码不正确，没有创建令牌"))
     try:
         _token, plaintext = accounts.issue_token(
             session=get_session(),
             user=current_user,
             name=form.name.data or "",
-            now=utcnow(),  # type: ignore[arg-type]
+            now=utcnow(),
         )
     except LunzangError as failure:
         return _account_page(status=400, token_form=form, error=localized(failure))
@@ -202,7 +202,7 @@ def revoke_token(token_id: int) -> Any:
     if not ConfirmForm().validate_on_submit():
         abort(400)
     try:
-        accounts.revoke_token(session=get_session(), user=current_user, token_id=token_id, now=utcnow())  # type: ignore[arg-type]
+        accounts.revoke_token(session=get_session(), user=current_user, token_id=token_id, now=utcnow())
     except LunzangError:
         abort(404, _("没有这个令牌"))
     flash(_("令牌已吊销"))

@@ -17,11 +17,11 @@ from flask.cli import with_appcontext
 from sqlmodel import Session
 
 from catalog import db as catalog_db
+from catalog.accounts import find_user
 from catalog.collection import (
     CollectionFileError,
     CollectionImportReport,
     export_collection,
-    find_user,
     import_collection,
 )
 from catalog.collection.csvio import MAX_BYTES, PRESETS

@@ -42,15 +42,10 @@ from catalog.collection.manual import change_printing, printing_info, trade_prin
 from catalog.errors import LunzangError, Message
 from catalog.games import GAMES
 from catalog.lookup import UnknownPrinting, find_printing
-from catalog.search import QueryError
+from catalog.search import QueryError, printing_ids_matching
 from webapp.collection import bp
 from webapp.db import get_session
 from webapp.helpers import localized, mark_error, safe_next, utcnow
-
-try:  # the search language over a collection (catalog.search, issue 6)
-    from catalog.search import printing_ids_matching
-except ImportError:  # an older catalog: plain name / set-code text instead
-    printing_ids_matching = None  # type: ignore[assignment]
 
 PER_PAGE = 50
 SORTS = ("set", "name")
@@ -151,15 +146,12 @@ def index() -> Any:
     error = None
     listing = None
     if state.q.strip():
-        if printing_ids_matching is not None:
-            try:
-                filters["printing_ids"] = printing_ids_matching(
-                    session=session, text=state.q, user_id=user_id, game=state.game or None
-                )
-            except QueryError as failure:
-                error = failure
-        else:
-            filters["query"] = state.q
+        try:
+            filters["printing_ids"] = printing_ids_matching(
+                session=session, text=state.q, user_id=user_id, game=state.game or None
+            )
+        except QueryError as failure:
+            error = failure
     if error is None:
         listing = views.collection_page(
             session=session,

@@ -105,7 +105,8 @@ def import_file() -> Any:
                 removed=report.lines_removed,
             )
         )
-        return redirect(url_for("collection.history", **{"import": report.import_id}), code=303)
+        target: dict[str, Any] = {"import": report.import_id}
+        return redirect(url_for("collection.history", **target), code=303)
     return render_template(
         "collection/import.html",
         mode=mode,
@@ -159,7 +160,7 @@ def history() -> Any:
     has_next = len(rows) > HISTORY_PER_PAGE
 
     def link(number: int) -> str:
-        params = {"printing": printing_id, "import": import_id, "page": number if number > 1 else None}
+        params: dict[str, Any] = {"printing": printing_id, "import": import_id, "page": number if number > 1 else None}
         return url_for("collection.history", **{k: v for k, v in params.items() if v})
 
     return render_template(

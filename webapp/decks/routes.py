@@ -99,10 +99,11 @@ def check() -> Any:
     text, game, format_code, turns = _params()
     edited = _edited(text)
     if edited is not None:  # back to the canonical URL of the edited deck
-        query = {"game": game or "", "format": format_code or "", "turns": turns, "list": edited}
+        query: dict[str, Any] = {"game": game or "", "format": format_code or "", "turns": turns, "list": edited}
         return redirect(url_for("decks.check", **{k: v for k, v in query.items() if v}) + "#deck-list-heading")
     choices = format_choices(get_session())
-    result, problems, page = None, [], None
+    problems: list[str] = []
+    result, page = None, None
     if text.strip():
         result, problems = _run(text, game, format_code)
         if result is not None:

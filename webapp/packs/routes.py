@@ -61,7 +61,7 @@ def open_form() -> Any:
         raise boosters.UnknownSet.from_text("请选择一个系列", "choose a set")
     what = request.args.get("open", "box")
     if what == "pack":
-        amount = {"packs": 1}
+        amount: dict[str, Any] = {"packs": 1}
     elif what == "boxes":
         amount = {"boxes": _arg("n", "盒数", "boxes") or 0}
     else:

@@ -175,7 +175,8 @@ def compose() -> Any:
 
 def _lines_from_form(prefix: str) -> tuple[list[LineSpec], dict[str, int], str | None]:
     """Quantities typed in the composer: fields ``give:PID:COND:LANG:FIN`` / ``get:…``."""
-    lines, chosen = [], {}
+    lines: list[LineSpec] = []
+    chosen: dict[str, int] = {}
     for name, raw in list(request.form.items())[: MAX_FIELDS * 2]:
         if not name.startswith(prefix + ":") or not raw.strip():
             continue

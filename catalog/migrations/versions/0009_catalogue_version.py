@@ -1,7 +1,7 @@
 """game.catalogue_version: a token changed by every import, the key of cached card pools
 
 Revision ID: 0009
-Revises: 0005
+Revises: 0006
 """
 
 import sqlalchemy as sa
@@ -9,7 +9,7 @@ import sqlmodel
 from alembic import op
 
 revision = '0009'
-down_revision = '0005'  # was '0004'; re-linked after main gained 0005 (trading)
+down_revision = '0006'  # re-linked when merged after 0005 (trading) and 0006 (events)
 branch_labels = None
 depends_on = None
 

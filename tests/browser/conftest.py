@@ -1,0 +1,71 @@
+"""Fixtures of the browser tests: the browser (one per module) and the sample app served on a free
+port of 127.0.0.1 by werkzeug in a background thread. Every test here is marked ``browser``, and
+the run stops at once, saying how to install it, when Chromium is missing."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, sync_playwright
+from werkzeug.serving import make_server
+
+from tests.test_web import ensure_translations_compiled
+
+HERE = Path(__file__).resolve().parent
+# Debian's Chromium; LUNZANG_CHROMIUM names another build (the Makefile checks the same path).
+CHROMIUM = os.environ.get("LUNZANG_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def live_server(sample_app) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    ensure_translations_compiled()
+    # As in production: every form a browser submits must carry its CSRF token.
+    sample_app.config["WTF_CSRF_ENABLED"] = True
+    server = make_server("127.0.0.1", 0, sample_app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, name="lunzang-test-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+        server.server_close()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if HERE in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.browser)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """One clear line instead of an error per test when the browser is not installed."""
+    wanted = any(item.get_closest_marker("browser") for item in session.items)
+    if wanted and not os.access(CHROMIUM, os.X_OK):
+        pytest.exit(
+            f"{CHROMIUM} is missing: install it with `sudo apt-get install chromium` (as .ci/run does), "
+            "or leave the browser tests out with -m 'not browser'",
+            returncode=4,
+        )

@@ -1,0 +1,40 @@
+"""Builders for event tests: an event over the sample catalogue, players with legal lists."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from catalog.events import registration as reg
+from catalog.models import Event
+from tests.test_decks import legal_samsara_list
+
+NOW = datetime(2026, 11, 28, 13, 0, tzinfo=UTC)
+DAY = date(2026, 11, 28)
+
+
+def later(minutes: int) -> datetime:
+    return NOW + timedelta(minutes=minutes)
+
+
+def make_event(session: Session, **fields: Any) -> Event:
+    """A monthly 永恒之轮 event at 卡牌竞技场 (flushed only)."""
+    values: dict[str, Any] = {
+        "name": "十一月月赛",
+        "game": "samsara",
+        "format_code": "standard",
+        "date": DAY,
+        "now": NOW,
+        "store": "卡牌竞技场",
+        "city": "上海",
+    }
+    values.update(fields)
+    return reg.create_event(session=session, **values)
+
+
+def seat_players(session: Session, event: Event, names: list[str], engine: Engine | None = None) -> list[Any]:
+    deck = legal_samsara_list(engine) if engine is not None else None
+    return [reg.register_player(session=session, event=event, player_name=n, now=NOW, deck_text=deck) for n in names]

@@ -1,0 +1,316 @@
+"""Public and player pages of events: the event page (pairings with table numbers, standings,
+round clock), printable pairings and slips, standings per round, registration with a saved
+deck or a pasted list, my events, my chests, seasons. Thin: parse, call catalog.events, render.
+
+Anyone reads the public parts; a player sees their own list, everyone sees the lists only once
+the organiser publishes them (or when they manage the event).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, abort, flash, redirect, render_template, request, url_for
+from flask_babel import get_locale
+from flask_babel import gettext as _
+from flask_login import current_user, login_required
+
+from catalog.decks.lists import DecklistError
+from catalog.decks.saved import get_deck, list_decks
+from catalog.errors import LunzangError
+from catalog.events import prizes, running, seasons, views
+from catalog.events import registration as reg
+from catalog.events.export import season_csv, season_workbook
+from catalog.events.pairing import PAIRING_SYSTEMS
+from catalog.events.standings import TIEBREAKERS
+from catalog.games import GAMES
+from catalog.models import Event
+from webapp.db import get_session
+from webapp.events import bp
+from webapp.helpers import localized, utcnow
+
+
+def N_(text: str) -> str:  # the gettext marker Babel extracts: translated where shown
+    return text
+
+
+STATE_NAMES = {"open": N_("报名中"), "closed": N_("报名截止"), "running": N_("进行中"), "finished": N_("已结束")}
+KIND_NAMES = {"monthly": N_("月赛"), "bawang": N_("霸王赛"), "qualifier": N_("预选赛")}
+
+
+def user() -> Any:
+    return current_user if current_user.is_authenticated else None
+
+
+def load_event(event_id: int, *, lock: bool = False) -> Event:
+    try:
+        return reg.get_event(session=get_session(), event_id=event_id, lock=lock)
+    except reg.EventNotFound as missing:
+        abort(404, localized(missing))
+
+
+def failed(error: LunzangError | DecklistError, target: str) -> Any:
+    """Undo the request's writes, show the message, go back (nothing changed)."""
+    get_session().rollback()
+    if isinstance(error, DecklistError):
+        lines = [
+            f"{_('第 %(n)d 行', n=p.line)}：{localized_problem(p)}" if p.line else localized_problem(p)
+            for p in error.problems
+        ]
+        flash("；".join(lines[:10]), "error")
+    else:
+        flash(localized(error), "error")
+    return redirect(target, code=303)
+
+
+def localized_problem(problem: Any) -> str:
+    return str(problem.message.en if str(get_locale()) == "en" else problem.message.zh)
+
+
+def state_name(event: Event) -> str:
+    return _(STATE_NAMES[event.state])
+
+
+@bp.app_context_processor
+def event_helpers() -> dict[str, Any]:
+    return {"event_state_name": state_name, "event_kind_name": lambda kind: _(KIND_NAMES.get(kind, kind))}
+
+
+def _int_arg(name: str) -> int | None:
+    raw = request.args.get(name, "").strip()
+    return int(raw) if raw.isdigit() and len(raw) < 6 else None
+
+
+@bp.get("/events")
+def index() -> Any:
+    session = get_session()
+    return render_template(
+        "events/index.html",
+        events=views.list_events(session=session),
+        seasons=views.list_seasons(session=session),
+        games=GAMES,
+        can_create=bool(user() and user().role in ("organizer", "admin")),
+    )
+
+
+@bp.get("/events/<int:event_id>")
+def event_page(event_id: int) -> Any:
+    session = get_session()
+    event = load_event(event_id)
+    me = user()
+    mine = views.my_registration(session=session, event=event, user_id=me.id) if me else None
+    current = views.round_view(session=session, event=event)
+    table = running.standings(session=session, event=event)
+    return render_template(
+        "events/event.html",
+        event=event,
+        game=GAMES.get(event.game),
+        current=current,
+        standings=table,
+        total_rounds=views.total_rounds(session=session, event=event),
+        mine=mine,
+        my_table=next((t for t in current.tables if mine and mine.id in (t.a.id, t.b.id if t.b else None)), None)
+        if current
+        else None,
+        saved_decks=list_decks(session=session, user_id=me.id) if me else [],
+        manages=reg.can_manage(event, me),
+        locked=reg.decks_locked(event, utcnow()),
+        season=views.season_of(session=session, event=event),
+        prizes=reg.prize_table(session=session, event=event),
+        now=utcnow(),
+        tiebreak=TIEBREAKERS[event.tiebreakers],
+        pairing_names=list(PAIRING_SYSTEMS),
+    )
+
+
+@bp.get("/events/<int:event_id>/pairings")
+def pairings(event_id: int) -> Any:
+    """Printable pairings (A4): by table, or alphabetically by name for the wall."""
+    event = load_event(event_id)
+    number = _int_arg("round")
+    current = views.round_view(session=get_session(), event=event, number=number)
+    if current is None or not current.tables:
+        abort(404, _("这一轮还没有配对"))
+    by = "name" if request.args.get("by") == "name" else "table"
+    return render_template("events/pairings.html", event=event, current=current, by=by)
+
+
+@bp.get("/events/<int:event_id>/slips")
+def slips(event_id: int) -> Any:
+    """Match result slips for a round (one per table, to cut out)."""
+    event = load_event(event_id)
+    current = views.round_view(session=get_session(), event=event, number=_int_arg("round"))
+    if current is None or not current.tables:
+        abort(404, _("这一轮还没有配对"))
+    return render_template("events/slips.html", event=event, current=current)
+
+
+@bp.get("/events/<int:event_id>/standings")
+def standings_page(event_id: int) -> Any:
+    session = get_session()
+    event = load_event(event_id)
+    last = reg.last_round(session=session, event=event)
+    number = _int_arg("round")
+    if number is not None and not 0 <= number <= last:
+        abort(404, _("这一轮还没有配对"))
+    table = running.standings(session=session, event=event, up_to=number)
+    placings = prizes.placings(session=session, event=event) if event.state == "finished" else []
+    return render_template(
+        "events/standings.html",
+        event=event,
+        standings=table,
+        rounds=list(range(1, last + 1)),
+        chests={p.registration.id: p.chests for p in placings},
+        tiebreak=TIEBREAKERS[event.tiebreakers],
+    )
+
+
+@bp.get("/events/<int:event_id>/decks")
+def decklists(event_id: int) -> Any:
+    """Every list once published (the organiser always sees them); before that, only your own."""
+    session = get_session()
+    event = load_event(event_id)
+    me = user()
+    if event.lists_published or reg.can_manage(event, me):
+        shown = reg.registrations(session=session, event=event)
+    else:
+        mine = views.my_registration(session=session, event=event, user_id=me.id) if me else None
+        shown = [mine] if mine else []
+    return render_template("events/decks.html", event=event, shown=shown, published=event.lists_published)
+
+
+@bp.post("/events/<int:event_id>/register")
+@login_required
+def register(event_id: int) -> Any:
+    """A signed-in player enters with a saved deck or a pasted list (checked at once)."""
+    session = get_session()
+    event = load_event(event_id, lock=True)
+    back = url_for("events.event_page", event_id=event_id)
+    try:
+        text = _deck_text_from_form()
+        entry = reg.register_player(
+            session=session, event=event, player_name=current_user.username, now=utcnow(), user_id=current_user.id,
+            deck_text=text or None,
+        )  # fmt: skip
+    except (LunzangError, DecklistError) as error:
+        return failed(error, back)
+    flash(_("报名成功") if entry.legal is not False else _("报名成功，但卡组不合法：请在截止前修改"))
+    return redirect(back, code=303)
+
+
+def _deck_text_from_form() -> str:
+    deck_id = request.form.get("saved_deck", "").strip()
+    if deck_id.isdigit():
+        return get_deck(session=get_session(), user_id=current_user.id, deck_id=int(deck_id)).text
+    return request.form.get("deck", "")[: reg.MAX_DECK_TEXT + 1]
+
+
+@bp.post("/events/<int:event_id>/deck")
+@login_required
+def change_deck(event_id: int) -> Any:
+    """Change my list until the deadline (refused after: the list is locked)."""
+    session = get_session()
+    event = load_event(event_id, lock=True)
+    back = url_for("events.event_page", event_id=event_id)
+    mine = views.my_registration(session=session, event=event, user_id=current_user.id)
+    if mine is None:
+        abort(404, _("你没有报名这场赛事"))
+    try:
+        reg.set_deck(session=session, event=event, registration=mine, text=_deck_text_from_form(), now=utcnow())
+    except (LunzangError, DecklistError) as error:
+        return failed(error, back)
+    flash(_("卡组已更新"))
+    return redirect(back, code=303)
+
+
+@bp.post("/events/<int:event_id>/report")
+@login_required
+def report(event_id: int) -> Any:
+    """A player reports their table's result; the organiser confirms it."""
+    session = get_session()
+    event = load_event(event_id, lock=True)
+    back = url_for("events.event_page", event_id=event_id)
+    try:
+        number = reg.last_round(session=session, event=event)
+        match = running.get_match(session=session, event=event, round_number=number, table=_form_int("table"))
+        running.report_as_player(
+            session=session, event=event, match=match, user_id=current_user.id, wins_a=_form_int("wins_a"),
+            wins_b=_form_int("wins_b"), draws=_form_int("draws", 0), now=utcnow(),
+        )  # fmt: skip
+    except LunzangError as error:
+        return failed(error, back)
+    flash(_("结果已提交，等待主办者确认"))
+    return redirect(back, code=303)
+
+
+def _form_int(name: str, default: int | None = None) -> int:
+    raw = request.form.get(name, "").strip()
+    if not raw and default is not None:
+        return default
+    if not raw.lstrip("-").isdigit() or len(raw) > 6:
+        raise reg.EventError(reg.Message(f"「{name}」应为整数", f"'{name}' must be a whole number"))
+    return int(raw)
+
+
+@bp.get("/events/mine")
+@login_required
+def mine() -> Any:
+    session = get_session()
+    return render_template(
+        "events/mine.html",
+        rows=views.events_of_user(session=session, user_id=current_user.id),
+        balances=[
+            (b, prizes.history(session=session, store_key=b.store_key, player_key=b.player_key)[:50])
+            for b in prizes.balances(session=session, user_id=current_user.id)
+        ],
+    )
+
+
+@bp.get("/seasons/<code>")
+def season_page(code: str) -> Any:
+    session = get_session()
+    try:
+        board = seasons.leaderboard(session=session, season=seasons.get_season(session=session, code=code[:32]))
+    except LunzangError as missing:
+        abort(404, localized(missing))
+    return render_template("events/season.html", board=board)
+
+
+@bp.get("/seasons/<code>/export.<kind>")
+def season_export(code: str, kind: str) -> Any:
+    session = get_session()
+    if kind not in ("xlsx", "csv"):
+        abort(404)
+    try:
+        board = seasons.leaderboard(session=session, season=seasons.get_season(session=session, code=code[:32]))
+    except LunzangError as missing:
+        abort(404, localized(missing))
+    if kind == "xlsx":
+        data = season_workbook(board)
+        mimetype = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    else:
+        data, mimetype = season_csv(board).encode("utf-8-sig"), "text/csv"
+    response = Response(data, mimetype=mimetype)
+    response.headers["Content-Disposition"] = f"attachment; filename=season-{board.season.id}.{kind}"
+    return response
+
+
+@bp.get("/stores/<store>/exchange")
+def exchange(store: str) -> Any:
+    """A store's silver-chest exchange list (offered today, and the dated history)."""
+    session = get_session()
+    today = utcnow().date()
+    items = prizes.exchange_list(session=session, store=store[:100])
+    manages = bool(user() and user().role in ("organizer", "admin"))
+    return render_template(
+        "events/exchange.html",
+        store=store[:100],
+        items=items,
+        offered={i.id for i in prizes.exchange_list(session=session, store=store[:100], on=today)},
+        manages=manages,
+        balances=prizes.balances(session=session, store=store[:100]) if manages else [],
+        today=today,
+    )
+
+
+from webapp.events import manage  # noqa: E402,F401
