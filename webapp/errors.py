@@ -14,7 +14,7 @@ from flask_babel import gettext as _
 from flask_limiter.errors import RateLimitExceeded
 from flask_wtf.csrf import CSRFError
 from sqlalchemy.exc import DBAPIError, OperationalError
-from werkzeug.exceptions import NotFound
+from werkzeug.exceptions import BadRequest, NotFound
 
 from catalog.errors import ConfigurationError, LunzangError
 from webapp import db
@@ -48,6 +48,16 @@ def init_app(app: Flask) -> None:
         description = getattr(error, "description", "")
         message = "" if description == NotFound.description else description
         return render_template("error.html", title=_("页面不存在"), message=message), 404
+
+    @app.errorhandler(400)
+    def bad_request(error: Any) -> Any:
+        # abort(400, message) from a page (a deck image of unknown cards…): the site's error
+        # page with the message, not Werkzeug's bare one. Handlers for subclasses (CSRF) win.
+        description = getattr(error, "description", "")
+        message = "" if description == BadRequest.description else description
+        if _wants_api():
+            return error_body("bad_request", message or "请求无效", message or "bad request"), 400
+        return render_template("error.html", title=_("无法处理的输入"), message=message), 400
 
     @app.errorhandler(413)
     def too_large(_error: Any) -> Any:
