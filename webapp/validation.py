@@ -25,7 +25,7 @@ from werkzeug.exceptions import BadRequest
 from werkzeug.routing import IntegerConverter
 
 MAX_ID = 2**31 - 1
-MAX_DIGITS = 18
+MAX_DIGITS = 19
 MAX_JSON_DEPTH = 32
 MAX_JSON_INT = 2**63 - 1
 
@@ -59,7 +59,9 @@ def check_value(field: str, value: str) -> None:
         return
     if not (digits.isascii() and digits.isdecimal()):
         raise InvalidInput(field, f"「{field}」应使用 0–9 的数字", f"'{field}' must use the digits 0-9")
-    if len(digits.lstrip("0")) > MAX_DIGITS:
+    # 19 digits up to 2⁶³−1: a booster seed may be any of 0 … 2⁶³−1 (DESIGN §7), and the random
+    # seed of "开 1 盒" usually has 19 digits.
+    if len(digits.lstrip("0")) > MAX_DIGITS or int(digits) > MAX_JSON_INT:
         raise InvalidInput(field, f"「{field}」的数字太大", f"'{field}' is too large a number")
     if _ID_KEY.search(field) and int(digits) > MAX_ID:
         raise InvalidInput(field, f"「{field}」不是有效的编号", f"'{field}' is not a valid id")
