@@ -6,7 +6,7 @@ body) is checked once, so no route can fail on them with a 500:
 - text: no NUL byte (PostgreSQL refuses it in text), no other C0 control character but tab
   and line breaks, no lone surrogate (cannot be stored as UTF-8);
 - numbers: a value made of digits must be ASCII digits (``"²".isdigit()`` is true, ``int("²")``
-  fails) and at most 18 of them (fits a 64-bit integer); a value named ``id`` or ``*_id``, and
+  fails) and at most 19 of them (a seed is 0 … 2⁶³−1, 19 digits; DESIGN §7); a value named ``id`` or ``*_id``, and
   an ``<int:…>`` in a path, at most 2³¹−1 (PostgreSQL's integer; a larger id names nothing: 404);
 - JSON: at most :data:`MAX_JSON_DEPTH` levels (the parser would recurse 100,000 deep), integers
   within 64 bits.
@@ -25,7 +25,7 @@ from werkzeug.exceptions import BadRequest
 from werkzeug.routing import IntegerConverter
 
 MAX_ID = 2**31 - 1
-MAX_DIGITS = 19
+MAX_DIGITS = 19  # 2⁶³−1 (the largest pack and pairing seed) has 19 digits
 MAX_JSON_DEPTH = 32
 MAX_JSON_INT = 2**63 - 1
 
