@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from catalog.games import GAMES, GameModule
+from catalog.games import GAMES, GameModule, module_of
 from catalog.lookup import UnknownPrinting, find_card
 from catalog.models import Card, CardKeyword, CardSet, Game, PackTemplate, Printing
 from catalog.text import fold
@@ -54,8 +54,9 @@ def game_summaries(session: Session) -> list[GameSummary]:
 
 def imported_games(session: Session) -> list[GameModule]:
     """The game modules that have a row in the database (anything imported), in registry order."""
-    slugs = set(session.scalars(select(Game.slug)))
-    return [module for slug, module in GAMES.items() if slug in slugs]
+    rows = {g.slug: g for g in session.scalars(select(Game))}
+    # each with the catalogue's declared vocabulary (its own rarity ladder, manifest [vocabulary])
+    return [module_of(rows[slug]) for slug in GAMES if slug in rows]
 
 
 def get_game_row(session: Session, slug: str) -> Game | None:
@@ -71,7 +72,7 @@ class SetSummary:
 
 def sets_by_series(session: Session, game: Game) -> list[tuple[str, list[SetSummary]]]:
     """The game's sets grouped by series (manifest order), each with its rarity counts."""
-    module = GAMES[game.slug]
+    module = module_of(game)  # the catalogue's declared rarity ladder, if any
     counts: dict[int, dict[str, int]] = {}
     for set_id, rarity, count in session.execute(
         select(Printing.set_id, Printing.rarity, func.count())
@@ -123,7 +124,7 @@ def set_page(session: Session, game: Game, code: str) -> SetPage | None:
         )
     ]
     rows.sort(key=lambda pc: _number_sort_key(pc[0].number))
-    module = GAMES[game.slug]
+    module = module_of(game)  # the catalogue's declared rarity ladder, if any
     rarities: dict[str, int] = {}
     for printing, _card in rows:
         rarities[printing.rarity] = rarities.get(printing.rarity, 0) + 1

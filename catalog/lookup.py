@@ -51,6 +51,14 @@ class PrintingInfo:
     number: str
     name: str
     rarity: str
+    # every other name the card is stored under, folded: the English name, the pinyin
+    other_names: frozenset[str] = frozenset()
+
+    def is_named(self, text: str) -> bool:
+        """Whether ``text`` is one of the card's names: as stored (folded: script, width, case,
+        spaces), its English name (KeyForge ``name_en``) or its pinyin (``Sun Wukong``)."""
+        key = fold(text)
+        return key == fold(self.name) or key in self.other_names
 
 
 def _printing_rows() -> Any:
@@ -64,6 +72,8 @@ def _printing_rows() -> Any:
         PRINTING.rarity,
         CARD.name,
         CARD.name_key,
+        CARD.name_en,
+        CARD.pinyin,
     ).join(Card, CARD.id == PRINTING.card_id)
 
 
@@ -123,9 +133,10 @@ class PrintingIndex:
                 self.by_card_name.setdefault(key, [])
             self._add(self.session.execute(query), only_names=True)
 
-    def _add(self, rows: Iterable[tuple[int, int, int, str, str, str, str, str]], only_names: bool = False) -> None:
-        for pid, card_id, set_id, number, number_key, rarity, name, name_key in rows:
-            info = PrintingInfo(pid, card_id, self.sets[set_id], number, name, rarity)
+    def _add(self, rows: Iterable[Any], only_names: bool = False) -> None:
+        for pid, card_id, set_id, number, number_key, rarity, name, name_key, name_en, pinyin in rows:
+            others = frozenset(k for k in (fold(name_en or ""), pinyin or "") if k)
+            info = PrintingInfo(pid, card_id, self.sets[set_id], number, name, rarity, others)
             if only_names:
                 self.by_card_name.setdefault(name_key, []).append(info)
                 continue
@@ -160,7 +171,9 @@ class PrintingIndex:
                             f"系列 {card_set.code} 中没有编号 {number}", f"set {card_set.code} has no number {number}"
                         )
                     )
-                if name and fold(name) != fold(found.name):
+                # the number is trusted; the name must be one of the card's names (issue 12:
+                # Deckbox writes English names), so only a real mismatch is refused
+                if name and not found.is_named(name):
                     raise UnknownPrinting(
                         Message(
                             f"{card_set.code} {found.number} 是「{found.name}」，不是「{name}」",

@@ -43,6 +43,8 @@ class PoolCard:
     keywords: tuple[Mapping[str, Any], ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
     set_codes: frozenset[str] = frozenset()  # the sets it has a printing in
+    text: str = ""  # rules text (a 永恒之轮 basic 法力石 is a stone without any)
+    name_en: str = ""  # the English name, when the catalogue has one (KeyForge)
 
     @functools.cached_property
     def _keyword_kinds(self) -> dict[str, Mapping[str, Any]]:
@@ -80,6 +82,10 @@ class Deck:
     name: str = ""
     format: str | None = None
     metadata: dict[str, str] = field(default_factory=dict)
+    # copies per section of the lines that named no card or several: they still count towards
+    # the section's size, as the player meant them (an unknown card never drags a false
+    # "too small" along with it)
+    unresolved: dict[str, int] = field(default_factory=dict)
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def section(self, name: str) -> list[DeckEntry]:
@@ -90,9 +96,12 @@ class Deck:
         return sum(e.count for e in self.entries if e.section in wanted)
 
     def counts(self) -> dict[str, int]:
+        """Cards per section as written, lines naming no card included."""
         totals = dict.fromkeys(SECTIONS, 0)
         for entry in self.entries:
             totals[entry.section] += entry.count
+        for section, count in self.unresolved.items():
+            totals[section] += count
         return totals
 
     def copies(self, *sections: str) -> dict[int, tuple[PoolCard, int]]:
@@ -274,6 +283,10 @@ class SectionSize:
     """``sections`` together hold between ``min_param`` and ``max_param`` cards (``None`` = no bound).
 
     ``exclude`` leaves some cards out of the count (龍之弈 counts the deck "besides the weapon").
+    ``home`` says where a card belongs (main or extra): a card of the main or extra deck is
+    then counted in the section it belongs to, as the player meant it, so a stone written in
+    the main deck does not hide that the main deck is short (its misplacement is reported by
+    the game's placement rule). Lines naming no card count in the section they were written in.
     """
 
     name: str
@@ -285,28 +298,67 @@ class SectionSize:
     min_param: str = "main_min"
     max_param: str = "main_max"
     exclude: Callable[[PoolCard], bool] | None = None
+    home: Callable[[PoolCard], str] | None = None
 
     def check(self, deck: Deck, fmt: FormatSpec) -> Iterator[Violation]:
-        size = sum(
-            e.count
-            for e in deck.entries
-            if e.section in self.sections and not (self.exclude is not None and self.exclude(e.card))
-        )
+        size = moved_in = moved_out = 0
+        for e in deck.entries:
+            if self.exclude is not None and self.exclude(e.card):
+                continue
+            meant = self.home(e.card) if self.home is not None and e.section != "side" else e.section
+            if meant in self.sections:
+                size += e.count
+                moved_in += e.count if e.section not in self.sections else 0
+            elif e.section in self.sections:
+                moved_out += e.count
+        size += sum(n for section, n in deck.unresolved.items() if section in self.sections)
+        note_zh = note_en = ""
+        if moved_in or moved_out:
+            parts_zh = ([f"含写在其他分区、应放在这里的 {moved_in} 张"] if moved_in else []) + (
+                [f"不含写在这里、应放在其他分区的 {moved_out} 张"] if moved_out else []
+            )
+            parts_en = ([f"including {moved_in} written elsewhere that belong here"] if moved_in else []) + (
+                [f"not counting {moved_out} written here that belong elsewhere"] if moved_out else []
+            )
+            note_zh, note_en = f"（{'，'.join(parts_zh)}）", f" ({'; '.join(parts_en)})"
         low, high = fmt.param(self.min_param), fmt.param(self.max_param)
         if low is not None and size < low:
             yield Violation(
                 self.small_code,
-                f"{self.label} {size} 张，少于下限 {low} 张",
-                f"the {self.label_en} has {size} cards, fewer than the minimum {low}",
+                f"{self.label} {size} 张，少于下限 {low} 张{note_zh}",
+                f"the {self.label_en} has {size} cards, fewer than the minimum {low}{note_en}",
                 counts={"size": size, "min": low},
             )
         if high is not None and size > high:
             yield Violation(
                 self.large_code,
-                f"{self.label} {size} 张，多于上限 {high} 张",
-                f"the {self.label_en} has {size} cards, more than the maximum {high}",
+                f"{self.label} {size} 张，多于上限 {high} 张{note_zh}",
+                f"the {self.label_en} has {size} cards, more than the maximum {high}{note_en}",
                 counts={"size": size, "max": high},
             )
+
+
+@dataclass(frozen=True)
+class NoExtraDeck:
+    """A game without an extra deck refuses a list that has one (its cards are not silently counted)."""
+
+    game_name: str
+    name: str = "no_extra_deck"
+
+    def check(self, deck: Deck, fmt: FormatSpec) -> Iterator[Violation]:
+        size = deck.size("extra") + deck.unresolved.get("extra", 0)
+        if not size:
+            return
+        extra = deck.section("extra")
+        cards = list(dict.fromkeys(e.card.name for e in extra))
+        yield Violation(
+            "extra_deck_not_used",
+            f"{self.game_name}没有额外卡组：额外卡组的 {size} 张应放入主卡组（或备牌）",
+            f"{self.game_name} has no extra deck: move its {size} card(s) to the main deck (or the side board)",
+            cards=cards,
+            counts={"copies": size},
+            lines=sorted({ln for e in extra for ln in e.lines}),
+        )
 
 
 @dataclass(frozen=True)

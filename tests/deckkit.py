@@ -25,6 +25,8 @@ def card(
     keywords: tuple[dict[str, Any], ...] = (),
     faction: str = "",
     extra: dict[str, Any] | None = None,
+    text: str = "",
+    name_en: str = "",
 ) -> PoolCard:
     cost = dict(cost or {})
     return PoolCard(
@@ -41,6 +43,8 @@ def card(
         keywords=keywords,
         extra=dict(extra or {}),
         set_codes=frozenset(sets),
+        text=text,
+        name_en=name_en,
     )
 
 

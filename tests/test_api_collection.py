@@ -150,7 +150,7 @@ def test_export_import_round_trip_changes_nothing(sample_app: Any, alice: Any) -
     assert after["ledger_entry"] == before["ledger_entry"] and after["collection_item"] == before["collection_item"]
 
     deckbox = client.get(f"{API}/export", headers=headers, query_string={"preset": "deckbox"})
-    assert deckbox.get_data(as_text=True).startswith("Count,Name,Edition,Card Number")
+    assert deckbox.get_data(as_text=True).startswith("Count,Tradelist Count,Name,Edition,Card Number")
     assert client.get(f"{API}/export", headers=headers, query_string={"preset": "excel"}).status_code == 400
 
 

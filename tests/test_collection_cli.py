@@ -47,7 +47,7 @@ def test_import_dry_run_then_real_then_export_and_undo(sample_app, runner, make_
         pid = printing_id(session, "M4", "M4-001")
         assert owned(session, user_id, pid) == (2, 1)
     deckbox = runner.invoke(args=["collection", "export", "alice", "--preset", "deckbox"])
-    assert deckbox.output.startswith("Count,Name,Edition,Card Number,Condition,Language,Foil")
+    assert deckbox.output.startswith("Count,Tradelist Count,Name,Edition,Card Number,Condition,Language,Foil")
     undo = runner.invoke(args=["collection", "undo", "alice", "1"])
     assert undo.exit_code == 0 and "已撤销导入 #1" in undo.output
     again = runner.invoke(args=["collection", "undo", "alice", "1"])

@@ -220,7 +220,7 @@ def test_replace_makes_the_file_the_collection_and_reimporting_an_export_changes
         deckbox = export_collection(session=session, user_id=alice, preset="deckbox")
         before = snapshot(session, alice)
     assert exported.splitlines()[0] == HEADER.strip()
-    assert deckbox.splitlines()[0] == "Count,Name,Edition,Card Number,Condition,Language,Foil"
+    assert deckbox.splitlines()[0] == "Count,Tradelist Count,Name,Edition,Card Number,Condition,Language,Foil"
     counts = table_counts(sample_catalogue)
     for text in (exported, deckbox):
         again = _import(sample_catalogue, alice, text, mode="replace")

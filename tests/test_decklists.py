@@ -71,8 +71,6 @@ def test_line_forms(line: str, name: str | None, count: int, set_code: str | Non
     ("line", "code"),
     [
         ("1 龍皇", "unknown_card"),
-        ("1 龍王 (M4)", "unknown_card"),  # no printing in that set
-        ("1 龍王 (XX)", "unknown_card"),
         ("1 A王", "ambiguous_card"),  # folds to two cards
         ("1 001", "ambiguous_card"),  # number printed in two sets
     ],
@@ -83,6 +81,15 @@ def test_unknown_and_ambiguous_lines_are_violations(line: str, code: str) -> Non
     assert problems[0].lines == [2] and "第 2 行" in problems[0].message
     if code == "ambiguous_card":
         assert len(problems[0].cards) == 2
+
+
+def test_a_card_not_in_the_set_named_counts_and_says_so() -> None:
+    deck, [problem] = one("主卡组:\n1 龍王 (M4)")  # no printing in that set (issue 12 item 7)
+    assert problem.code == "card_not_in_set" and "M1、G2" in problem.message.replace("G2、M1", "M1、G2")
+    assert [e.card.name for e in deck.entries] == ["龍王"]
+    deck, [problem] = one("主卡组:\n1 龍王 (XX)")  # no such set: the name still counts
+    assert problem.code == "card_not_in_set" and "XX" in problem.message
+    assert [e.card.name for e in deck.entries] == ["龍王"]
 
 
 def test_unknown_card_suggests_the_nearest_names() -> None:

@@ -202,7 +202,7 @@ def test_api_accepts_text_json_envelope_and_json_deck(sample_app: Any) -> None:
         body = response.get_json()
         assert body["legal"] is False and body["game"] == "samsara" and body["format"] == "standard"
         assert [v["code"] for v in body["violations"]][:2] == ["unknown_card", "main_too_small"]
-        assert body["counts"] == {"main": 3, "extra": 0, "side": 0}
+        assert body["counts"] == {"main": 4, "extra": 0, "side": 0}  # the unknown line counts as written
     assert plain.get_json()["deck"]["main"] == [{"card": "小红帽·森林歌者", "count": 3}]
 
 

@@ -302,3 +302,27 @@ def test_every_event_page_renders_in_both_languages(sample_app: Any, login: Any)
     assert shop.get("/seasons/nope").status_code == 404
     assert shop.get(f"/events/{event_id}/pairings?round=9").status_code == 404
     assert shop.get("/events/999").status_code == 404
+
+
+def test_a_seed_of_19_digits_is_accepted_by_the_pairing_form(sample_app: Any, login: Any) -> None:
+    shop = sample_app.test_client()
+    event_id = _create(shop, login)
+    for name in ("甲", "乙"):
+        shop.post(f"/events/{event_id}/manage/walk_in", data={"name": name})
+    seed = str(2**63 - 1)  # the largest seed: 19 digits
+    paired = shop.post(f"/events/{event_id}/manage/pair", data={"seed": seed}, follow_redirects=True)
+    assert f"种子 {seed}" in paired.get_data(as_text=True)
+
+
+def test_the_dashboard_pairs_with_the_seed_it_offers(sample_app: Any, login: Any) -> None:
+    shop = sample_app.test_client()
+    event_id = _create(shop, login)
+    for name in ("甲", "乙", "丙"):
+        shop.post(f"/events/{event_id}/manage/walk_in", data={"name": name})
+    offered = re.search(r'name="seed" value="(\d+)"', shop.get(f"/events/{event_id}/manage").get_data(as_text=True))
+    seed = offered.group(1)  # type: ignore[union-attr]
+    paired = shop.post(f"/events/{event_id}/manage/pair", data={"seed": seed}, follow_redirects=True)
+    assert f"第 1 轮已配对（种子 {seed}）" in paired.get_data(as_text=True)
+    again = shop.post(f"/events/{event_id}/manage/result", data={"round": "1", "table": "1", "wins_a": "x"},
+                      follow_redirects=True)  # fmt: skip
+    assert "「wins_a」应为整数" in again.get_data(as_text=True)

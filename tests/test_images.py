@@ -251,3 +251,34 @@ def test_versioned_url_is_served_from_the_cache_without_a_query(
     # A stale or forged version names no stored file: the current face is drawn instead.
     stale = client.get(f"/images/samsara/{code}/{number}.normal.webp?v=0000")
     assert stale.status_code == 200 and stale.headers["ETag"] == first.headers["ETag"]
+
+
+def test_face_of_a_printing_is_its_scan_else_its_drawn_face(tmp_path: Path) -> None:
+    from catalog.images import scans
+
+    card, printing, card_set = make()
+    game = GAMES["samsara"]
+    store, cache, sha = tmp_path / "scans", tmp_path / "cache", "ab" * 32
+
+    def face(scan_sha: str | None, cache_dir: Path | None) -> tuple[object, str]:
+        return scans.face_of(
+            card,
+            printing,
+            card_set,
+            game,
+            scan_sha=scan_sha,
+            scan_dir=store,
+            cache_dir=cache_dir,
+            size="small",
+            fmt="png",
+        )
+
+    drawn = images.card_image(card, printing, card_set, game, cache_dir=cache, size="small", fmt="png")
+    assert face(None, cache) == drawn
+    assert face(sha, cache) == drawn  # a scan row whose files are missing: the drawn face
+    path = scans.scan_path(store, sha, "small", "png")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"the scan")
+    assert face(sha, cache) == (b"the scan", sha)
+    image, etag = face(None, None)
+    assert isinstance(image, Image.Image) and etag == ""

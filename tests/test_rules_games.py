@@ -48,7 +48,7 @@ def test_longzhiyi_deck_size_besides_the_weapon(kind: str, size: int, expected: 
     [
         ("", ["weapon_missing"]),
         ("1 青霜劍\n", []),
-        ("额外卡组:\n1 青霜劍\n", []),
+        ("额外卡组:\n1 青霜劍\n", ["extra_deck_not_used"]),  # no extra deck in 龍之弈 (issue 12)
         ("1 青霜劍\n1 陰陽雙劍\n", ["too_many_weapons"]),
     ],
 )
@@ -66,7 +66,7 @@ def test_longzhiyi_exactly_one_weapon(weapons: str, expected: list[str]) -> None
     ],
 )
 def test_longzhiyi_copy_limits(kind: str, copies: int, expected: list[str]) -> None:
-    verdict = check(lzy_deck(60) + f"{copies} 藍人物\n額外卡組:\n1 陰陽雙劍\n", LZY, fmt("longzhiyi", kind))
+    verdict = check(lzy_deck(60) + f"{copies} 藍人物\n1 陰陽雙劍\n", LZY, fmt("longzhiyi", kind))
     assert [c for c in verdict.codes() if c != "color_not_supported"] == expected
 
 

@@ -108,10 +108,12 @@ def test_trait_restriction(extra_lines: str, expected: list[str]) -> None:
         assert "『童话』限定" in violation.message
 
 
-def test_trait_restriction_allows_magic_without_the_trait_and_ignores_the_side_board() -> None:
+def test_trait_restriction_allows_magic_without_the_trait_and_counts_the_side_board() -> None:
     assert codes(main_of(46) + "1 童话之书\n3 火球术\n" + "额外卡组:\n8 火之法力石\n2 光之法力石\n") == []
-    # the 限定 card only in the side board constrains nothing yet
-    assert codes(main_of(50) + "1 火龙\n备牌:\n1 童话之书\n" + EXTRA) == []
+    # the 限定 card in the side board can be swapped in: the deck must be legal with it (issue 12)
+    assert [c for c in codes(main_of(50) + "1 火龙\n备牌:\n1 童话之书\n" + EXTRA) if c != "attribute_without_mana"] == [
+        "trait_restriction"
+    ]
 
 
 def test_extra_build_souls_in_the_extra_deck_are_constrained_too() -> None:

@@ -23,6 +23,7 @@ from catalog.collection.grades import CONDITION_NAMES, CONDITIONS
 from catalog.collection.views import owned_counts
 from catalog.errors import LunzangError
 from catalog.search import QueryError
+from catalog.trading import DEFAULT_SETTINGS, TradeSettings
 from webapp.db import get_session
 
 
@@ -92,6 +93,20 @@ class Marked:
     before: str
     term: str
     after: str
+
+
+def trade_settings() -> TradeSettings:
+    """The configured :class:`TradeSettings` (defaults where the config is silent): instance
+    ``config.py`` or the test dict's ``TRADE_EXPIRY_DAYS`` (default 14), ``TRADE_NEW_ACCOUNT_TRADES``
+    (3) and ``TRADE_NEW_ACCOUNT_OPEN_OFFERS`` (5). The trade pages and the trades API read it."""
+    config = current_app.config
+    return TradeSettings(
+        expiry_days=int(config.get("TRADE_EXPIRY_DAYS", DEFAULT_SETTINGS.expiry_days)),
+        new_account_trades=int(config.get("TRADE_NEW_ACCOUNT_TRADES", DEFAULT_SETTINGS.new_account_trades)),
+        new_account_open_offers=int(
+            config.get("TRADE_NEW_ACCOUNT_OPEN_OFFERS", DEFAULT_SETTINGS.new_account_open_offers)
+        ),
+    )
 
 
 def mark_error(text: str, error: QueryError, game: str = "") -> Marked | None:

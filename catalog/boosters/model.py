@@ -15,7 +15,7 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from catalog.errors import LunzangError, Message
-from catalog.games import DEFAULT_GAME, GAMES, get_game
+from catalog.games import DEFAULT_GAME, GAMES, get_game, module_of
 from catalog.models import Card, CardSet, Game, PackTemplate, Printing
 from catalog.text import fold
 
@@ -195,7 +195,7 @@ def resolve_game(session: Session, game: str) -> Game:
 def load_pack_model(*, session: Session, set_code: str, game: str = DEFAULT_GAME) -> PackModel:
     """The pack model of a set (code folded: m4 = M4), or a clear ``BoosterError``."""
     game_row = resolve_game(session, game)
-    module = GAMES[game_row.slug]
+    module = module_of(game_row)  # the catalogue's declared ladder, if any
     card_set = session.scalars(
         select(CardSet).where(CardSet.game_id == game_row.id, CardSet.code_key == fold(set_code))
     ).first()

@@ -27,7 +27,9 @@ from catalog.text import fold
 MAX_BYTES = 10 * 1024 * 1024
 MAX_QUANTITY = 100_000  # per row: a larger number is a typo (or a column mix-up)
 OUR_COLUMNS = ("set", "number", "name", "quantity", "condition", "language", "finish", "for_trade")
-DECKBOX_COLUMNS = ("Count", "Name", "Edition", "Card Number", "Condition", "Language", "Foil")
+# Deckbox's own export writes "Tradelist Count" right after "Count": we do too, and read it back,
+# so a round trip through Deckbox keeps every quantity for trade.
+DECKBOX_COLUMNS = ("Count", "Tradelist Count", "Name", "Edition", "Card Number", "Condition", "Language", "Foil")
 PRESETS = ("lunzang", "deckbox")
 
 # header word (folded, no spaces/underscores) → field, per preset
@@ -354,9 +356,9 @@ def row_grades(row: CsvRow, problems: list[CsvProblem]) -> tuple[str, str, str] 
 def export_collection(*, session: Session, user_id: int, preset: str = "lunzang") -> str:
     """The user's collection as CSV text in our columns or Deckbox's (items with quantity > 0).
 
-    Importing it again in ``replace`` mode changes nothing. When a set code of the collection
+    Importing it again in ``replace`` mode changes nothing, in either preset (Deckbox's
+    ``Tradelist Count`` carries the quantity for trade). When a set code of the collection
     exists in several games, our preset adds a ``game`` column so the file stays unambiguous.
-    Deckbox's columns have no quantity for trade: that preset loses it.
     """
     if preset not in PRESETS:
         raise LunzangError(
@@ -404,10 +406,11 @@ def export_collection(*, session: Session, user_id: int, preset: str = "lunzang"
     rows.sort(key=lambda r: (r[0], r[1], r[3], order[r[6]], r[7], r[8]))
     if preset == "deckbox":
         writer.writerow(DECKBOX_COLUMNS)
-        for _game, _code, set_name, number, name, qty, cond, lang, finish, _ft in rows:
+        for _game, _code, set_name, number, name, qty, cond, lang, finish, for_trade in rows:
             writer.writerow(
                 [
                     qty,
+                    for_trade,
                     safe_cell(name),
                     safe_cell(set_name),
                     safe_cell(number),

@@ -125,6 +125,8 @@ def _read_pool(session: Session, slug: str, game: Game) -> CardPool:
             keywords=tuple(card.keywords),
             extra=dict(card.extra),
             set_codes=frozenset(printed.get(card.id, ())),
+            text=card.text,
+            name_en=card.name_en,
         )
         pinyin[card.id] = (card.pinyin, card.initials)
     set_codes = {fold(s.code): s.code for s in sets.values()}

@@ -283,12 +283,37 @@ class CardPool:
     _pinyin_index: NameIndex | None = field(init=False, default=None, repr=False)
     _by_pinyin: dict[str, list[int]] | None = field(init=False, default=None, repr=False)
     _names_of_pinyin: dict[str, str] | None = field(init=False, default=None, repr=False)
+    _aliases: dict[str, dict[str, list[int]]] = field(init=False, default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.by_name, self.by_key = {}, {}
         for card in self.cards.values():
             self.by_name.setdefault(card.name, []).append(card.id)
             self.by_key.setdefault(card.name_key, []).append(card.id)
+
+    def aliases(self, kind: str) -> dict[str, list[int]]:
+        """The other names search accepts, folded → card ids: ``english``, ``pinyin``, ``initials``.
+
+        Built on first use (most decklists name cards in Chinese).
+        """
+        if not self._aliases:
+            english: dict[str, list[int]] = {}
+            pinyin: dict[str, list[int]] = {}
+            initials: dict[str, list[int]] = {}
+            for card in self.cards.values():
+                if card.name_en:
+                    english.setdefault(fold(card.name_en), []).append(card.id)
+            for card_id, (full, short) in self.pinyin.items():
+                if full:
+                    pinyin.setdefault(full, []).append(card_id)
+                if short:
+                    initials.setdefault(short, []).append(card_id)
+            self._aliases.update(english=english, pinyin=pinyin, initials=initials)
+        return self._aliases[kind]
+
+    def numbers_in_set(self, set_code: str) -> list[tuple[int, str, str]]:
+        """Every (card id, set code, number) printed in one set, in number order."""
+        return sorted({h for hits in self.numbers.values() for h in hits if h[1] == set_code}, key=lambda h: h[2])
 
     def factions(self) -> frozenset[str]:
         if self._factions is None:  # once per pool: pools are cached and shared (catalog.decks)
@@ -321,13 +346,32 @@ class CardPool:
         return list(dict.fromkeys(found))[:limit]
 
 
+def _number_hits(pool: CardPool, number: str, set_code: str) -> list[tuple[int, str, str]]:
+    """The printings of ``set_code`` a written number means: as written, with the set's prefix
+    added (``(M4) 017`` → ``M4-017``), or by the part after the set's prefix (``(S13) 101`` →
+    ``SD-101``, ``(M4) 17`` → ``M4-017``: numbers compared as numbers)."""
+    key = fold(number)
+    hits = [h for h in pool.numbers.get(key, []) if h[1] == set_code]
+    if hits:
+        return hits
+    hits = [h for h in pool.numbers.get(fold(f"{set_code}-{number}"), []) if h[1] == set_code]
+    if hits:
+        return hits
+
+    def tail(value: str) -> str:
+        part = fold(value).rsplit("-", 1)[-1]
+        return part.lstrip("0") or part if part.isdigit() else part
+
+    return [h for h in pool.numbers_in_set(set_code) if tail(h[2]) == tail(number)]
+
+
 def _lookup(pool: CardPool, line: DeckLine) -> tuple[list[int], str | None, str | None]:
     """Candidate card ids for a line, with the printing (set code, number) it picked if any."""
     set_code = pool.set_codes.get(fold(line.set_code)) if line.set_code else None
     if line.set_code and set_code is None:
         return [], None, None
     if line.number:
-        hits = [h for h in pool.numbers.get(fold(line.number), []) if h[1] == set_code]
+        hits = _number_hits(pool, line.number, set_code) if set_code else []
         if line.name:
             hits = [h for h in hits if h[0] in _name_ids(pool, line.name)]
         return sorted({h[0] for h in hits}), set_code, hits[0][2] if hits else None
@@ -340,11 +384,20 @@ def _lookup(pool: CardPool, line: DeckLine) -> tuple[list[int], str | None, str 
     if set_code is not None:
         hits = [h for h in hits if h[1] == set_code]
     ids = sorted({h[0] for h in hits})
+    if not ids:
+        # the other names search accepts: pinyin and initials (``sunwukong``, ``swk``)
+        key = fold(line.name)
+        ids = pool.aliases("pinyin").get(key, []) or pool.aliases("initials").get(key, [])
+        if set_code is not None:
+            ids = [i for i in ids if set_code in pool.cards[i].set_codes]
+        return sorted(ids), set_code, None
     return ids, (hits[0][1] if len(hits) == 1 else set_code), (hits[0][2] if len(hits) == 1 else None)
 
 
 def _name_ids(pool: CardPool, name: str) -> list[int]:
-    return pool.by_name.get(name) or pool.by_key.get(fold(name), [])
+    """Cards named so: the name as written, folded, or a stored English name (KeyForge)."""
+    key = fold(name)
+    return pool.by_name.get(name) or pool.by_key.get(key) or pool.aliases("english").get(key, [])
 
 
 def _where(line: DeckLine) -> tuple[str, str]:
@@ -358,6 +411,32 @@ def resolve(decklist: DeckList, pool: CardPool, *, game: str | None = None) -> t
     suggested = 0
     for line in decklist.lines:
         ids, set_code, number = _lookup(pool, line)
+        where_zh, where_en = _where(line)
+        if not ids and line.set_code and line.name and not line.number:
+            # the name is a card, not one printed in the set named (or the set does not exist):
+            # count it as the card it names, and say where it is printed
+            named = [i for i in _name_ids(pool, line.name) if set_code not in pool.cards[i].set_codes]
+            if len(named) == 1:
+                found = pool.cards[named[0]]
+                printed = "、".join(sorted(found.set_codes)) or "—"
+                deck.entries.append(
+                    DeckEntry(found, line.count, line.section, (line.line,) if line.line else (), None, None)
+                )
+                missing_zh = f"没有 {set_code} 的印刷" if set_code else f"所写的系列「{line.set_code}」不存在"
+                missing_en = f"has no printing in {set_code}" if set_code else f"names no set '{line.set_code}'"
+                problems.append(
+                    Violation(
+                        "card_not_in_set",
+                        f"{where_zh}「{found.name}」{missing_zh}，它印于：{printed}；"
+                        f"请改正系列或去掉 ({line.set_code})",
+                        f"{where_en}'{found.name}' {missing_en}; it is printed in: {printed}; "
+                        f"correct the set or drop ({line.set_code})",
+                        cards=[found.name],
+                        counts={"line": line.line, "copies": line.count, "sets": sorted(found.set_codes)},
+                        lines=[line.line] if line.line else [],
+                    )
+                )
+                continue
         if len(ids) == 1:
             deck.entries.append(
                 DeckEntry(
@@ -365,21 +444,32 @@ def resolve(decklist: DeckList, pool: CardPool, *, game: str | None = None) -> t
                 )
             )
             continue
+        deck.unresolved[line.section] = deck.unresolved.get(line.section, 0) + line.count
         written = line.raw or line.name
         shown = line.name or f"({line.set_code}) {line.number}"
-        where_zh, where_en = _where(line)
         if not ids:
             suggested += 1
             suggestions = pool.suggest(line.name or line.number or "") if suggested <= SUGGESTED_LINES else []
             extra_zh = f"，你是不是要找：{'、'.join(suggestions)}？" if suggestions else ""
             extra_en = f"; did you mean: {', '.join(suggestions)}?" if suggestions else ""
             in_set = f"（系列 {line.set_code}）" if line.set_code else ""
+            what_zh, what_en = "不是这个游戏的卡牌", "names no card of this game"
+            if line.set_code and set_code is None:
+                known = "、".join(sorted(pool.set_codes.values())[:12])
+                what_zh = f"：这个游戏没有这个系列「{line.set_code}」（系列有：{known}…）"
+                what_en = f": this game has no set '{line.set_code}' (sets: {known}…)"
+            elif set_code is not None and line.number:
+                in_set_numbers = pool.numbers_in_set(set_code)
+                span = f"{in_set_numbers[0][2]} 到 {in_set_numbers[-1][2]}" if in_set_numbers else "—"
+                span_en = f"{in_set_numbers[0][2]} to {in_set_numbers[-1][2]}" if in_set_numbers else "—"
+                what_zh = f"：{set_code} 没有编号 {line.number} 的卡（{set_code} 的编号为 {span}）"
+                what_en = f": {set_code} has no number {line.number} (its numbers run {span_en})"
             problems.append(
                 Violation(
                     "unknown_card",
-                    f"{where_zh}「{shown}」{in_set}不是这个游戏的卡牌{extra_zh}",
-                    f"{where_en}'{shown}'{' in ' + line.set_code if line.set_code else ''} names no card of this "
-                    f"game{extra_en}",
+                    f"{where_zh}「{shown}」{in_set}{what_zh}{extra_zh}",
+                    f"{where_en}'{shown}'{' in ' + line.set_code if line.set_code else ''}"
+                    f"{what_en if what_en.startswith(':') else ' ' + what_en}{extra_en}",
                     counts={"line": line.line, "copies": line.count},
                     lines=[line.line] if line.line else [],
                     suggestions=suggestions,

@@ -3,6 +3,8 @@ it) + its data under ``import/``, and its name in the tuple below."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from catalog.games.base import GameModule
 from catalog.games.keyforge import KEYFORGE
 from catalog.games.longzhiyi import LONGZHIYI
@@ -24,4 +26,10 @@ def get_game(slug: str) -> GameModule | None:
     return None
 
 
-__all__ = ["DEFAULT_GAME", "GAMES", "GameModule", "get_game"]
+def module_of(game: Any) -> GameModule:
+    """The module of a stored game (anything with ``slug`` and ``vocabulary``, e.g. a ``Game``
+    row), with the catalogue's declared vocabulary applied (manifest ``[vocabulary]``)."""
+    return GAMES[game.slug].with_vocabulary(getattr(game, "vocabulary", None) or {})
+
+
+__all__ = ["DEFAULT_GAME", "GAMES", "GameModule", "get_game", "module_of"]

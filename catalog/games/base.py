@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -52,6 +53,7 @@ class Vocabulary:
     """
 
     def __init__(self, terms: Mapping[str, Iterable[str]], *, english: Mapping[str, str] | None = None):
+        self.terms: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in terms.items()}
         self.canonical: tuple[str, ...] = tuple(terms)
         self.english: dict[str, str] = dict(english or {})
         self._lookup: dict[str, str] = {}
@@ -74,6 +76,14 @@ class Vocabulary:
 
     def __contains__(self, word: str) -> bool:
         return self.resolve(word) is not None
+
+    def extended(self, extra: Mapping[str, Iterable[str]]) -> Vocabulary:
+        """This vocabulary plus a catalogue's own words (manifest ``[vocabulary]``)."""
+        terms = {k: list(v) for k, v in self.terms.items()}
+        for word, aliases in extra.items():
+            terms.setdefault(word, [])
+            terms[word] += [a for a in aliases if a not in terms[word]]
+        return type(self)(terms, english=self.english)
 
     def describe(self) -> str:
         return "、".join(self.canonical)
@@ -206,6 +216,12 @@ class Keyword:
     explanation: str
     has_value: bool = False
     has_subject: bool = False
+    aliases: tuple[str, ...] = ()  # other spellings (魔抗 for 魔法抗性)
+
+    def words(self) -> tuple[str, ...]:
+        """Every spelling of the keyword that the importer and ``kw:`` accept alike (issue 12):
+        the Chinese word, the English word, the code and the aliases (folded when compared)."""
+        return tuple(dict.fromkeys((self.zh, self.en, self.kind, *self.aliases)))
 
 
 # The columns every game's CSV has (DESIGN §3).
@@ -248,6 +264,9 @@ class GameModule:
     keywords: tuple[Keyword, ...] = ()
     # rule kind → default parameters; the first kind is the game's default (DESIGN §5)
     rule_kinds: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    # vocabularies a catalogue may extend with its own words in the manifest's [vocabulary]
+    # table (attribute name → what it is called in messages); the seeds leave them open
+    open_lists: ClassVar[Mapping[str, str]] = {}
     # the series codes a set may have; empty = free text
     series: tuple[str, ...] = ()
     # field → the game's own word for it (over FIELD_LABELS)
@@ -278,6 +297,29 @@ class GameModule:
 
     def aliases(self) -> set[str]:
         return {self.name, self.name_en.lower(), fold(self.name)}
+
+    def with_vocabulary(self, vocabulary: Mapping[str, Any] | None) -> GameModule:
+        """This game as one catalogue speaks it: ``rarities`` (lowest → highest) replace the
+        ladder, the words of an open list (``houses``) are added to it. The module itself is
+        returned when there is nothing to change; equal vocabularies give the same object."""
+        if not vocabulary:
+            return self
+        key = repr(sorted((k, repr(v)) for k, v in vocabulary.items()))
+        cache = _VARIANTS.setdefault(id(self), {})
+        found = cache.get(key)
+        if found is None:
+            found = copy.copy(self)
+            rarities = vocabulary.get("rarities")
+            if rarities:
+                found.rarity = RarityLadder(tuple(str(r) for r in rarities))
+            for name in self.open_lists:
+                words = vocabulary.get(name)
+                if words:
+                    setattr(found, name, getattr(self, name).extended(words))
+            if len(cache) > 64:  # bounded: catalogues rarely change their words
+                cache.clear()
+            cache[key] = found
+        return found
 
     def labels(self) -> dict[str, str]:
         """Field → its word in this game (Simplified: the site's msgids, translated there)."""
@@ -369,6 +411,9 @@ class GameModule:
             if keyword.kind == kind:
                 return keyword
         return None
+
+
+_VARIANTS: dict[int, dict[str, GameModule]] = {}
 
 
 class RowErrors(Exception):

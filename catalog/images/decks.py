@@ -125,16 +125,21 @@ def load_faces(
         if not candidates:
             raise ValueError(f"card {key.card_id} has no printing")
         printing, card, card_set = next((r for r in candidates if (r[0].id or 0) in hashes), candidates[0])
-        sha = hashes.get(printing.id or 0)
-        blob = scans.read_scan(scan_dir, sha, size, "png") if sha and scan_dir is not None else None
-        if blob is None and cache_dir is not None:
-            blob, _etag = images.card_image(card, printing, card_set, module, cache_dir=cache_dir, size=size, fmt="png")
-        if blob is not None:
-            face = Image.open(io.BytesIO(blob))
+        face, _etag = scans.face_of(
+            card,
+            printing,
+            card_set,
+            module,
+            scan_sha=hashes.get(printing.id or 0),
+            scan_dir=scan_dir,
+            cache_dir=cache_dir,
+            size=size,
+            fmt="png",
+        )
+        if isinstance(face, bytes):
+            face = Image.open(io.BytesIO(face))
             face.load()
-            faces[key] = face.convert("RGB")
-        else:
-            faces[key] = images.render_card(card, printing, card_set, module, size)
+        faces[key] = face.convert("RGB")
     return faces
 
 

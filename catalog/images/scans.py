@@ -46,6 +46,7 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from catalog.errors import LunzangError, Message
+from catalog.games.base import GameModule
 from catalog.images import faces as images
 from catalog.models import Card, CardSet, Game, Printing, PrintingScan
 from catalog.text import fold
@@ -260,6 +261,31 @@ def read_scan(store_dir: Path, sha256: str, size: str, fmt: str) -> bytes | None
         return scan_path(store_dir, sha256, size, fmt).read_bytes()
     except FileNotFoundError:
         return None
+
+
+def face_of(
+    card: Card,
+    printing: Printing,
+    card_set: CardSet,
+    game: GameModule,
+    *,
+    scan_sha: str | None,
+    scan_dir: Path | None,
+    cache_dir: Path | None,
+    size: str,
+    fmt: str,
+) -> tuple[bytes | Image.Image, str]:
+    """What a printing looks like, the one rule for every page, deck image and proxy sheet: its
+    uploaded scan when the files are there, else the face drawn from its data (encoded and kept
+    in ``cache_dir``, or the drawn image itself without one). With its ETag: the scan's hash, or
+    the drawn face's cache key (``""`` when not encoded)."""
+    if scan_sha and scan_dir is not None:
+        data = read_scan(scan_dir, scan_sha, size, fmt)
+        if data is not None:
+            return data, scan_sha
+    if cache_dir is not None:
+        return images.card_image(card, printing, card_set, game, cache_dir=cache_dir, size=size, fmt=fmt)
+    return images.render_card(card, printing, card_set, game, size), ""
 
 
 def _stage(store_dir: Path, prepared: list[PreparedScan]) -> Path:

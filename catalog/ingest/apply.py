@@ -14,11 +14,12 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
-from catalog.ingest.sources import expand_paths, read_source
+from catalog.ingest.sources import StoredVocabulary, expand_paths, read_source
 from catalog.ingest.validate import ImportFailed, Progress
 from catalog.ingest.write import ImportReport, PlanWriter
+from catalog.models import CardSet, Game, Printing
 
 
 @contextmanager
@@ -47,7 +48,8 @@ def import_catalogue(*, session: Session, paths: Iterable[Path], progress: Progr
 
 def _import(*, session: Session, paths: Iterable[Path], progress: Progress | None) -> ImportReport:
     folders, problems = expand_paths(list(paths))
-    sources = [read_source(path) for path in folders]
+    stored = _stored_vocabularies(session)
+    sources = [read_source(path, stored) for path in folders]
     report = ImportReport(rows=sum(len(s.rows) for s in sources))
     for source in sources:
         problems.extend(source.problems)
@@ -63,3 +65,15 @@ def _import(*, session: Session, paths: Iterable[Path], progress: Progress | Non
     if problems:
         raise ImportFailed(sorted(problems, key=lambda p: (p.file, p.line)))
     return report
+
+
+def _stored_vocabularies(session: Session) -> dict[str, StoredVocabulary]:
+    """Each imported game's declared words (manifest ``[vocabulary]``), and whether it has
+    printings yet (then its ladder in use is the module's default unless one was declared)."""
+    found: dict[str, StoredVocabulary] = {}
+    for game in session.scalars(select(Game)):
+        has = session.execute(
+            select(Printing.id).join(CardSet, col(CardSet.id) == col(Printing.set_id)).where(CardSet.game_id == game.id)
+        ).first()
+        found[game.slug] = StoredVocabulary(dict(game.vocabulary or {}), has is not None)
+    return found

@@ -18,9 +18,26 @@ from typing import Any
 from catalog.errors import Message
 from catalog.games import GAMES, GameModule, get_game
 from catalog.games.base import COMMON_REQUIRED
+from catalog.text import fold
 
 SET_KINDS = ("starter", "booster", "theme", "collection")
 FORMAT_PARAMS = ("main_min", "main_max", "copy_limit", "extra_max")
+# The keys DESIGN §3 defines (plus our ``sample``): anything else is reported, so a typo in a
+# key is caught instead of silently ignored (issue 12).
+# (``name``, the catalogue's title, is informational: our sample and synthetic catalogues write it.)
+MANIFEST_KEYS = ("game", "name", "sample", "sets", "packs", "formats", "vocabulary")
+SET_KEYS = ("code", "name", "series", "kind", "release", "description", "pack")
+TEMPLATE_KEYS = ("packs_per_box", "slots", "box_collation")
+SLOT_KEYS = ("count", "rarity", "box_collation")
+
+
+@dataclass(frozen=True)
+class StoredVocabulary:
+    """What the database already holds for a game: its declared words, and whether it has
+    printings (then the ladder in use is the module's default unless one was declared)."""
+
+    vocabulary: dict[str, Any]
+    has_printings: bool
 
 
 @dataclass(frozen=True)
@@ -87,6 +104,8 @@ class Source:
     formats: list[ManifestFormat] = field(default_factory=list)
     rows: list[Row] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    # the game's vocabulary after this import: the stored one plus the manifest's [vocabulary]
+    vocabulary: dict[str, Any] = field(default_factory=dict)
 
 
 def expand_paths(paths: list[Path]) -> tuple[list[Path], list[Problem]]:
@@ -117,10 +136,18 @@ def expand_paths(paths: list[Path]) -> tuple[list[Path], list[Problem]]:
     return found, problems
 
 
-def read_source(path: Path) -> Source:
+def read_source(path: Path, stored: dict[str, StoredVocabulary] | None = None) -> Source:
+    """One game folder or community JSON file; ``stored`` holds each game's vocabulary in the
+    database (updated here when the manifest declares one, so later sources agree with it)."""
     if path.is_file():
         if path.suffix.lower() == ".json":
-            return read_json_catalogue(path)
+            source = read_json_catalogue(path)
+            known = (stored or {}).get(source.game.slug) if source.game is not None else None
+            if source.game is not None and known is not None and known.vocabulary:
+                # the game's stored words (a declared ladder, extra houses) hold for its JSON files too
+                source.vocabulary = dict(known.vocabulary)
+                source.game = source.game.with_vocabulary(known.vocabulary)
+            return source
         return Source(
             str(path),
             None,
@@ -136,7 +163,7 @@ def read_source(path: Path) -> Source:
                 )
             ],
         )
-    return read_folder(path)
+    return read_folder(path, stored if stored is not None else {})
 
 
 def _decode(raw: bytes, display: str) -> tuple[str | None, Problem | None]:
@@ -182,7 +209,7 @@ class _ManifestLines:
         return start
 
 
-def read_folder(folder: Path) -> Source:
+def read_folder(folder: Path, stored: dict[str, StoredVocabulary] | None = None) -> Source:
     manifest_path = folder / "manifest.toml"
     display = str(manifest_path)
     source = Source(str(folder), None)
@@ -219,8 +246,25 @@ def read_folder(folder: Path) -> Source:
             f"unknown game {game_slug!r}; known: {', '.join(GAMES)}",
         )
         return source
-    source.game = game
     source.sample = bool(manifest.get("sample", False))
+    for key, value in manifest.items():
+        if key not in MANIFEST_KEYS:
+            line = lines.key(1, key)
+            if isinstance(value, dict | list):
+                line = lines.header(rf"^\[\[?{re.escape(key)}[\].]")
+            problem_at(
+                line,
+                key,
+                f"未知的 manifest 键「{key}」，可用：{'、'.join(MANIFEST_KEYS)}",
+                f"unknown manifest key {key!r}; known: {', '.join(MANIFEST_KEYS)}",
+            )
+    known = (stored if stored is not None else {}).get(game.slug, StoredVocabulary({}, False))
+    vocabulary = _read_vocabulary(manifest.get("vocabulary"), game, lines, problem_at, known)
+    if stored is not None and vocabulary.get("rarities"):
+        stored[game.slug] = StoredVocabulary(vocabulary, known.has_printings)
+    source.vocabulary = vocabulary
+    game = game.with_vocabulary(vocabulary)
+    source.game = game
 
     for index, (name, template) in enumerate((manifest.get("packs") or {}).items()):
         line = lines.header(rf"^\[packs\.{re.escape(name)}\]$")
@@ -267,11 +311,103 @@ def read_folder(folder: Path) -> Source:
     return source
 
 
+def _unknown_keys(entry: dict[str, Any], allowed: tuple[str, ...], where: str, line: int, problem_at: Any) -> bool:
+    """Report every key of ``entry`` outside ``allowed``; True when there was none."""
+    ok = True
+    for key in entry:
+        if key not in allowed:
+            problem_at(
+                line,
+                f"{where}.{key}" if where else key,
+                f"未知的键「{key}」，可用：{'、'.join(allowed)}",
+                f"unknown key {key!r}; known: {', '.join(allowed)}",
+            )
+            ok = False
+    return ok
+
+
+def _read_vocabulary(
+    raw: Any, game: GameModule, lines: _ManifestLines, problem_at: Any, known: StoredVocabulary
+) -> dict[str, Any]:
+    """The manifest's ``[vocabulary]`` merged onto the stored one (DESIGN §3, issue 12).
+
+    ``rarities`` (every game) is the catalogue's ladder, lowest → highest, and must agree with
+    the ladder the database already uses for the game; each list the game module marks open
+    (KeyForge ``houses``) takes extra words, each with its aliases.
+    """
+    merged: dict[str, Any] = {k: v for k, v in known.vocabulary.items()}
+    if raw is None:
+        return merged
+    line = lines.header(r"^\[vocabulary\]$")
+    if not isinstance(raw, dict):
+        problem_at(line, "vocabulary", "[vocabulary] 应是一个表", "[vocabulary] must be a table")
+        return merged
+    allowed = ("rarities", *game.open_lists)
+    for key, value in raw.items():
+        where = f"vocabulary.{key}"
+        at = lines.key(line, key)
+        if key == "rarities":
+            words = [str(v).strip() for v in value] if isinstance(value, list) else []
+            if (
+                not isinstance(value, list)
+                or not words
+                or not all(isinstance(v, str) and v.strip() for v in value)
+                or len({fold(w) for w in words}) != len(words)
+            ):
+                problem_at(
+                    at,
+                    where,
+                    'rarities 应是由低到高、互不相同的稀有度列表，如 ["1", "2", "3"]',
+                    'rarities must be a list of distinct rarities, lowest first, such as ["1", "2", "3"]',
+                )
+                continue
+            in_use = known.vocabulary.get("rarities") or (list(game.rarity.codes) if known.has_printings else None)
+            if in_use is not None and list(in_use) != words:
+                ours, theirs = " < ".join(words), " < ".join(str(r) for r in in_use)
+                problem_at(
+                    at,
+                    where,
+                    f"本目录的稀有度等级 {ours} 与数据库中{game.name}已在使用的 {theirs} 矛盾",
+                    f"this catalogue's rarity ladder {ours} contradicts the one {game.slug} already uses: {theirs}",
+                )
+                continue
+            merged["rarities"] = words
+        elif key in game.open_lists:
+            label = game.open_lists[key]
+            if not isinstance(value, dict) or not all(
+                isinstance(word, str)
+                and word.strip()
+                and isinstance(aliases, list)
+                and all(isinstance(a, str) and a.strip() for a in aliases)
+                for word, aliases in value.items()
+            ):
+                problem_at(
+                    at,
+                    where,
+                    f'{key} 应是「{label}」到别名列表的表，如 {{ "蛮族" = ["manzu"] }}',
+                    f'{key} must map each word to a list of aliases, such as {{ "蛮族" = ["manzu"] }}',
+                )
+                continue
+            extended: dict[str, list[str]] = dict(merged.get(key) or {})
+            for word, aliases in value.items():
+                previous = list(extended.get(word.strip(), []))
+                extended[word.strip()] = previous + [a.strip() for a in aliases if a.strip() not in previous]
+            merged[key] = extended
+        else:
+            problem_at(
+                at if not isinstance(value, dict) else lines.header(rf"^\[vocabulary\.{re.escape(key)}\]$"),
+                where,
+                f"[vocabulary] 中未知的键「{key}」，{game.name}可用：{'、'.join(allowed)}",
+                f"unknown [vocabulary] key {key!r}; known for {game.slug}: {', '.join(allowed)}",
+            )
+    return merged
+
+
 def _read_template(name: str, raw: Any, game: GameModule, line: int, problem_at: Any) -> TemplateSpec | None:
     if not isinstance(raw, dict):
         problem_at(line, f"packs.{name}", "卡包模板应是一个表", "a pack template must be a table")
         return None
-    ok = True
+    ok = _unknown_keys(raw, TEMPLATE_KEYS, f"packs.{name}", line, problem_at)
     packs_per_box = raw.get("packs_per_box", 1)
     if not isinstance(packs_per_box, int) or isinstance(packs_per_box, bool) or packs_per_box < 1:
         problem_at(
@@ -289,6 +425,8 @@ def _read_template(name: str, raw: Any, game: GameModule, line: int, problem_at:
     template_collation = raw.get("box_collation")
     for number, slot in enumerate(raw_slots, start=1):
         where = f"packs.{name}.slots[{number}]"
+        if isinstance(slot, dict) and not _unknown_keys(slot, SLOT_KEYS, where, line, problem_at):
+            ok = False
         count = slot.get("count", 1) if isinstance(slot, dict) else None
         if not isinstance(count, int) or isinstance(count, bool) or count < 1:
             problem_at(
@@ -370,6 +508,15 @@ def _read_set(
     code = _text(entry, "code")
     name = _text(entry, "name")
     ok = True
+    for key in entry:
+        if key not in SET_KEYS:
+            problem_at(
+                lines.key(line, key),
+                key,
+                f"系列 {code} 中未知的键「{key}」，可用：{'、'.join(SET_KEYS)}",
+                f"set {code}: unknown key {key!r}; known: {', '.join(SET_KEYS)}",
+            )
+            ok = False
     if not code:
         problem_at(line, "code", "系列缺少代码 code", "the set has no code")
         ok = False

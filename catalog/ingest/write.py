@@ -77,11 +77,14 @@ class PlanWriter(Plan):
     def write(self, report: ImportReport) -> None:
         session, game = self.session, self.game
         if self.game_row is None:
-            self.game_row = Game(slug=game.slug, name=game.name)
+            self.game_row = Game(slug=game.slug, name=game.name, vocabulary=dict(self.source.vocabulary))
             session.add(self.game_row)
             session.flush()
         else:
             self.game_row.catalogue_version = new_catalogue_version()  # cached card pools are stale now
+            if (self.game_row.vocabulary or {}) != self.source.vocabulary:
+                # the manifest's [vocabulary] (a new dict: JSON columns track assignment only)
+                self.game_row.vocabulary = dict(self.source.vocabulary)
         game_id = self.game_row.id
         assert game_id is not None
 

@@ -27,6 +27,9 @@ class Game(SQLModel, table=True):
     # memory: several app servers, or a test database rebuilt under the same URL, never
     # disagree about whether a cached pool is current.
     catalogue_version: str = Field(default_factory=new_catalogue_version, max_length=32)
+    # the catalogue's own words (manifest ``[vocabulary]``, DESIGN §3): ``{"rarities": [...],
+    # "houses": {"蛮族": ["manzu"]}}``; empty = the game module's defaults
+    vocabulary: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
 
 
 class PackTemplate(SQLModel, table=True):

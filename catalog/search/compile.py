@@ -286,6 +286,30 @@ key(
 key("lv", "level", "等级", "等級", help_zh=N_("等级"), ops=tuple(NUMERIC_OPS))(_numeric("level"))
 
 
+def _card_numeric(build: Callable[[Any], Any]) -> Handler:
+    """A number kept on ``card`` rather than on the narrow ``card_search`` row (龍之弈 life,
+    KeyForge æmber in the card's JSON extras): a semi-join, so ``-`` still means "the rest"."""
+
+    def handler(term: Term, ctx: Context) -> Clause:
+        from catalog.models import Card
+
+        _check_op(term, tuple(NUMERIC_OPS))
+        cards = table_of(Card)
+        value = build(cards)
+        wanted = NUMERIC_OPS[term.op](value, _integer(term))
+        return ctx.cs.c.card_id.in_(select(cards.c.id).where(value.is_not(None), wanted))
+
+    return handler
+
+
+key("life", "hp", "生命", "生命值", help_zh=N_("生命（龍之弈）：life>=5"), ops=tuple(NUMERIC_OPS))(
+    _card_numeric(lambda cards: cards.c.life)
+)
+key("amber", "aember", "æmber", "琥珀", help_zh=N_("琥珀（熔钥秘境）：amber>=1"), ops=tuple(NUMERIC_OPS))(
+    _card_numeric(lambda cards: cards.c.extra["amber"].as_integer())
+)
+
+
 @key("r", "rarity", "稀有度", "罕贵度", help_zh=N_("稀有度，按各游戏的等级比较：r>=UR"), ops=tuple(NUMERIC_OPS))
 def rarity_term(term: Term, ctx: Context) -> Clause:
     _check_op(term, tuple(NUMERIC_OPS))
@@ -349,12 +373,24 @@ def number_term(term: Term, ctx: Context) -> Clause:
     return ctx.printing(lambda p: contains(p.c.number_key, needle))
 
 
-@key("trait", "tr", "特征", "特徵", help_zh=N_("特征：tr:英灵（= 为完全相同）"))
+def _like_pattern(needle: str) -> str:
+    """``*`` → any characters; LIKE's own ``%`` ``_`` and the escape character are literal."""
+    escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return escaped.replace("*", "%")
+
+
+@key("trait", "tr", "特征", "特徵", help_zh=N_("特征，整个特征相同：tr:圣骸（不含超圣骸）；* 匹配任意部分：tr:*圣骸*"))
 def trait_term(term: Term, ctx: Context) -> Clause:
+    """Whole traits, as 『A』限定 reads them ("A特征以外的战魂都不能放入卡组": 超圣骸 is not 圣骸);
+    ``*`` is the explicit way to match a part of a trait (``tr:*圣骸*``, ``tr:超*``)."""
     _check_op(term, (":", "="))
     traits = table_of(CardTrait)
     needle = fold(term.value)
-    condition = traits.c.trait_key == needle if term.op == "=" else contains(traits.c.trait_key, needle)
+    condition: Clause
+    if "*" in needle:
+        condition = traits.c.trait_key.like(_like_pattern(needle), escape="\\")
+    else:
+        condition = traits.c.trait_key == needle
     return ctx.cs.c.card_id.in_(select(traits.c.card_id).where(condition))
 
 
@@ -372,7 +408,7 @@ def resolve_keyword(value: str, games: list[tuple[GameModule, int]]) -> tuple[st
     word = fold(match["word"])
     for module, _gid in games:
         for keyword in module.keywords:
-            if word in (fold(keyword.zh), fold(keyword.en), keyword.kind):
+            if word in {fold(w) for w in keyword.words()}:  # the importer's words too (issue 12)
                 subject = match["subject"] or match["tail"]
                 return keyword.kind, int(match["value"]) if match["value"] else None, subject
     return None

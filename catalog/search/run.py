@@ -87,7 +87,10 @@ def _split_directives(query: Query) -> tuple[Node | None, dict[str, Term]]:
 
 
 def _game_scope(session: Session, root: Node | None, game: str | None) -> tuple[list[Any], dict[str, int]]:
-    all_games = {slug: gid for slug, gid in session.execute(select(col(Game.slug), col(Game.id)))}
+    rows = list(session.execute(select(col(Game.slug), col(Game.id), col(Game.vocabulary))))
+    all_games = {slug: gid for slug, gid, _v in rows}
+    # each game as its catalogue speaks it (a declared rarity ladder, extra houses: issue 12)
+    modules = {slug: GAMES[slug].with_vocabulary(vocabulary) for slug, _gid, vocabulary in rows if slug in GAMES}
     scope = [slug for slug in GAMES if slug in all_games]
     wanted: set[str] = set()
     if game:
@@ -107,7 +110,7 @@ def _game_scope(session: Session, root: Node | None, game: str | None) -> tuple[
                 wanted.add(module.slug)
     if wanted:
         scope = [slug for slug in scope if slug in wanted]
-    return [(GAMES[slug], all_games[slug]) for slug in scope], all_games
+    return [(modules[slug], all_games[slug]) for slug in scope], all_games
 
 
 def _set_index(session: Session) -> dict[str, list[tuple[int, int]]]:

@@ -35,8 +35,7 @@ from webapp.api import ApiError, bp
 from webapp.api.auth import api_user, require_api_user
 from webapp.api.openapi import PATHS, SCHEMAS
 from webapp.db import discard_session, get_session
-from webapp.helpers import utcnow
-from webapp.trades import trade_settings
+from webapp.helpers import trade_settings, utcnow
 
 
 @contextmanager

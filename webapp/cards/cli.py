@@ -16,7 +16,43 @@ from catalog.search import QueryError, result_json, search
 from webapp.db import get_engine
 
 
-@click.command("search")
+class QueryCommand(click.Command):
+    """A command whose words are a search query, which may start with ``-`` (``-t:战魂``).
+
+    Before click parses, the command's own options (``--json``, ``--game X``, ``-g X``,
+    ``--page=2`` …) are taken from anywhere in the line, and every other word — a negated
+    term such as ``-t:战魂`` included — is the query; a ``--`` separator is dropped, so both
+    ``lunzang search '-t:战魂' --json`` and ``lunzang search -- -t:战魂 --json`` mean what the
+    user typed (DESIGN §6: "``-`` negates a term").
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        flags: set[str] = set()
+        valued: set[str] = set()
+        for param in self.params:
+            if isinstance(param, click.Option):
+                names = set(param.opts) | set(param.secondary_opts)
+                (flags if param.is_flag or param.count else valued).update(names)
+        options: list[str] = []
+        words: list[str] = []
+        items = iter(args)
+        for arg in items:
+            if arg == "--":
+                continue
+            name = arg.split("=", 1)[0] if arg.startswith("--") else arg
+            if arg in flags or arg == "--help" or (name in valued and "=" in arg):
+                options.append(arg)
+            elif arg in valued:
+                options.append(arg)
+                following = next(items, None)
+                if following is not None:
+                    options.append(following)
+            else:
+                words.append(arg)
+        return super().parse_args(ctx, [*options, "--", *words] if words else options)
+
+
+@click.command("search", cls=QueryCommand)
 @click.argument("query", nargs=-1, required=True)
 @click.option("--game", "-g", default=None, help=f"只搜索这个游戏（{'、'.join(GAMES)}）。")
 @click.option("--page", default=1, show_default=True, type=click.IntRange(min=1), help="页码。")
@@ -24,7 +60,10 @@ from webapp.db import get_engine
 @click.option("--json", "as_json", is_flag=True, help="输出 JSON（DESIGN §6）。")
 @with_appcontext
 def search_command(query: tuple[str, ...], game: str | None, page: int, per_page: int, as_json: bool) -> None:
-    """搜索卡牌，例如：lunzang search 't:战魂 a:火 cost<=3'。出错时退出码为 2。"""
+    """搜索卡牌，例如：lunzang search 't:战魂 a:火 cost<=3'，也可以以 - 开头：lunzang search -t:战魂。
+
+    出错时退出码为 2。
+    """
     text = " ".join(query)
     with Session(get_engine()) as session:
         try:

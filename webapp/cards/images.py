@@ -96,13 +96,21 @@ def card_image(game_slug: str, set_code: str, filename: str) -> Any:
     )
     assert printing is not None and card is not None and card_set is not None
     scan = session.get(PrintingScan, printing.id)
-    if scan is not None:
-        data = scans.read_scan(scan_dir(), scan.sha256, size, fmt)
-        if data is not None:
-            return _image_response(None if scan.sha256 in request.if_none_match else data, scan.sha256, fmt)
+    face, etag = scans.face_of(
+        card,
+        printing,
+        card_set,
+        module,
+        scan_sha=scan.sha256 if scan is not None else None,
+        scan_dir=scan_dir(),
+        cache_dir=cache_dir(),
+        size=size,
+        fmt=fmt,
+    )
+    if scan is not None and etag != scan.sha256:
         current_app.logger.warning("scan files of printing %s missing: %s", printing.id, scan.sha256)
-    data, etag = images.card_image(card, printing, card_set, module, cache_dir=cache_dir(), size=size, fmt=fmt)
-    return _image_response(None if etag in request.if_none_match else data, etag, fmt)
+    assert isinstance(face, bytes)  # with a cache folder the face comes encoded
+    return _image_response(None if etag in request.if_none_match else face, etag, fmt)
 
 
 def _image_response(data: bytes | None, etag: str, fmt: str) -> Response:

@@ -179,7 +179,7 @@ def manage_action(event_id: int, action: str) -> Any:
             flash(_("报名已截止，卡组已锁定"))
         elif action == "pair":
             seed_text = form.get("seed", "").strip()
-            seed = _form_int("seed") if seed_text else secrets.randbelow(running.MAX_SEED)
+            seed = _form_int("seed", digits=19) if seed_text else secrets.randbelow(running.MAX_SEED)
             round_row, _tables = running.pair_next_round(session=session, event=event, seed=seed, now=now)
             flash(_("第 %(n)d 轮已配对（种子 %(seed)d）", n=round_row.number, seed=seed))
         elif action == "result":

@@ -243,11 +243,12 @@ def report(event_id: int) -> Any:
     return redirect(back, code=303)
 
 
-def _form_int(name: str, default: int | None = None) -> int:
+def _form_int(name: str, default: int | None = None, *, digits: int = 6) -> int:
+    """A whole number from the form (at most ``digits`` digits: bounded work), else an error."""
     raw = request.form.get(name, "").strip()
     if not raw and default is not None:
         return default
-    if not raw.lstrip("-").isdigit() or len(raw) > 6:
+    if not (raw.lstrip("-").isascii() and raw.lstrip("-").isdigit()) or len(raw.lstrip("-")) > digits:
         raise reg.EventError(reg.Message(f"「{name}」应为整数", f"'{name}' must be a whole number"))
     return int(raw)
 

@@ -35,8 +35,8 @@ from catalog.trading.matching import find_matches
 from catalog.trading.reputation import feedback_given, leave_feedback, reputation_of
 from catalog.trading.views import TABS, action_count, list_trades, offerable, trade_view
 from webapp.db import get_session
-from webapp.helpers import localized, utcnow
-from webapp.trades import bp, trade_settings
+from webapp.helpers import localized, trade_settings, utcnow
+from webapp.trades import bp
 
 MAX_FIELDS = 400
 

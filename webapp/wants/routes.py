@@ -161,7 +161,8 @@ def haves() -> Any:
 @login_required
 def keep_rule() -> Any:
     """The "keep N per rarity" form of one game: every copy over N goes up for trade."""
-    module = GAMES.get(request.form.get("game", ""))
+    wanted = request.form.get("game", "")
+    module = next((m for m in browse.imported_games(get_session()) if m.slug == wanted), None)
     if module is None:
         return _haves_page(error=_("请选择游戏"), status=400)
     keep: dict[str, int] = {}

@@ -86,7 +86,7 @@ KEYWORDS: tuple[Keyword, ...] = (
     Keyword("alpha", "先手", "Alpha", "只能在本回合还没有打出、使用或弃掉其他卡牌时打出。"),
     Keyword("omega", "终结", "Omega", "打出或使用后，本回合第三步结束。"),
 )
-_KEYWORD_LOOKUP = {fold(k.zh): k for k in KEYWORDS} | {fold(k.en): k for k in KEYWORDS}
+_KEYWORD_LOOKUP = {fold(w): k for k in KEYWORDS for w in k.words()}  # the words kw: accepts too
 _RE_KEYWORD = re.compile(r"^(?P<word>[^():：\d]+?)\s*(?:[(:：]\s*(?P<value>\d+)\s*\)?)?\s*(?P<bare>\d+)?$")
 
 
@@ -115,6 +115,9 @@ class KeyForge(GameModule):
     types = TYPES
     attributes = AttributeSet({})
     houses = HOUSES  # searched with f:/house: and a:/c: (KeyForge has houses, not colours)
+    # "每套牌组包含3个不同的派系" names no house: a catalogue may add its publisher's (manifest
+    # [vocabulary] houses = { "蛮族" = ["manzu"] })
+    open_lists: ClassVar[Mapping[str, str]] = {"houses": "派系"}
     rarity = RARITY
     keywords = KEYWORDS
     game_columns = ("house", "amber", "power", "armor", "traits", "keywords", "name_en")
@@ -130,10 +133,15 @@ class KeyForge(GameModule):
         self, row: Mapping[str, str], card_type: str | None, errors: list[FieldError]
     ) -> dict[str, Any]:
         house_word = cell(row, "house")
-        house = HOUSES.resolve(house_word) if house_word else None
+        house = self.houses.resolve(house_word) if house_word else None
         if house is None:
             errors.append(
-                bad("house", f"未知的派系「{house_word}」，可用：{HOUSES.describe()}", f"unknown house '{house_word}'")
+                bad(
+                    "house",
+                    f"未知的派系「{house_word}」，可用：{self.houses.describe()}"
+                    "（其他派系可在 manifest 的 [vocabulary] 中声明）",
+                    f"unknown house '{house_word}' (declare other houses in the manifest's [vocabulary])",
+                )
             )
         power = collect(errors, parse_int, row, "power", low=0)
         armor = collect(errors, parse_int, row, "armor", low=0)

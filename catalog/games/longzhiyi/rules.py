@@ -3,8 +3,13 @@
 Source: "一組數量至少為40張卡牌的套牌（在正式比賽中卡牌不能低於60張）和一張武器牌，其中相同的
 卡牌不能超過3張（正式比賽中不能超過4張）" and "玩家在對戰時選擇與所持有套牌相符的的武器才能產生
 法力". Our choices where the seed is silent:
-- the weapon may be listed in the main or the extra section (a separate zone on the table);
-  the deck size counts every other card of main + extra, "besides the weapon";
+- the game has no extra deck (the seed names only "套牌" and "一張武器牌"), so a list with an
+  额外卡组 section is an error (``extra_deck_not_used``), not silently counted; the weapon is
+  written in the main deck. The size still counts the cards of such a section, as the player
+  meant them ("besides the weapon"), so the first check shows the whole truth;
+- the side board: every rule about which cards may be played (copies, bans, legal sets, the
+  colour warning) counts it, since a side card can be swapped in ("在遊戲過程中玩家可以根據
+  自己的需要對手中的套牌做出調整，增加或刪減一些卡牌"); the weapon count and the size do not;
 - a card "fits" the weapon when each of its colours is one of the weapon's colours; with no
   weapon or several weapons the colour warning is not given (the weapon error says enough).
 """
@@ -22,6 +27,7 @@ from catalog.rules import (
     Deck,
     DrawModel,
     FormatSpec,
+    NoExtraDeck,
     PoolCard,
     Rule,
     Rulebook,
@@ -80,7 +86,7 @@ class WeaponColours:
         provided = set(weapon.attributes)
         off = [
             card
-            for card, _n in deck.copies(*DECK_SECTIONS).values()
+            for card, _n in deck.copies().values()  # the side board too: it can be swapped in
             if not is_weapon(card) and card.attributes and not set(card.attributes) <= provided
         ]
         if off:
@@ -92,7 +98,7 @@ class WeaponColours:
                 severity=WARNING,
                 cards=names(off),
                 counts={"cards": len(off)},
-                lines=deck.lines_of([c.id for c in off], *DECK_SECTIONS),
+                lines=deck.lines_of([c.id for c in off]),
             )
 
 
@@ -111,6 +117,7 @@ def _rules() -> tuple[Rule, ...]:
             label_en="deck (besides the weapon)",
             exclude=is_weapon,
         ),
+        NoExtraDeck(Longzhiyi.name),
         OneWeapon(),
         CopyLimit("copy_limit", _copy_limit),
         *standard_rules(),
@@ -136,10 +143,13 @@ RULEBOOK = Rulebook(
     rules=(
         Message(
             "休闲（casual）：武器以外至少 40 张，同名卡最多 3 张；正式比赛（tournament）：至少 60 张，最多 4 张。",
-            "Casual: at least 40 cards besides the weapon, at most 3 copies of a card; tournament: at least "
-            "60 cards and at most 4 copies.",
+            "Casual: at least 40 cards besides the weapon, at most 3 copies of a card; tournament: at least 60 cards"
+            " and at most 4 copies.",
         ),
-        Message("恰好一张武器牌。", "Exactly one weapon card."),
+        Message(
+            "恰好一张武器牌。",
+            "Exactly one weapon card.",
+        ),
         Message(
             "同名卡张数按所有印刷、主卡组、额外卡组和备牌合计；禁限卡表可再降低。",
             "Copies count every printing and section together; a ban list can lower the limit.",
@@ -151,13 +161,22 @@ RULEBOOK = Rulebook(
     ),
     choices=(
         Message(
-            "武器可以写在主卡组或额外卡组；套牌张数计算武器以外的主卡组和额外卡组。",
-            "The weapon may be listed in the main or the extra section; the deck size counts every other card of both.",
+            "龍之弈没有额外卡组：写了「额外卡组:」的卡组是错误（extra_deck_not_used），武器写在主卡组。为了一次指出"
+            "所有问题，套牌张数仍把这些卡算在内（武器以外）。",
+            "龍之弈 has no extra deck: a list with an 'Extra:' section is an error (extra_deck_not_used); write the "
+            "weapon in the main deck. So that one check shows every problem, the deck size still counts those cards "
+            "(besides the weapon).",
+        ),
+        Message(
+            "备牌：能换入卡组的卡必须合法，所以同名卡张数、禁限卡表、合法系列和颜色警告都计入备牌；武器张数和套牌张"
+            "数不计备牌。",
+            "Side board: a card that can be swapped in must be legal, so copies, the ban list, legal sets and the co"
+            "lour warning count the side board; the weapon count and the deck size do not.",
         ),
         Message(
             "多色牌的每种颜色都要由武器提供；没有武器或有多张武器时不给颜色警告。",
-            "Each colour of a multi-colour card must be the weapon's; with no weapon or several weapons the "
-            "colour warning is not given.",
+            "Each colour of a multi-colour card must be the weapon's; with no weapon or several weapons the colour w"
+            "arning is not given.",
         ),
         Message(
             "概率表：起手 7 张，每回合摸 1 张，按先手计算（先手第一回合不摸），不计一次重抽。",

@@ -74,7 +74,12 @@ KEYWORDS: tuple[Keyword, ...] = (
     Keyword("shield", "护盾", "Shield", "每次受到伤害时，伤害减少括号中的数值。", has_value=True),
     Keyword("regenerate", "再生", "Regenerate", "每次受到伤害时回复括号中的数值；被直接消灭时无效。", has_value=True),
     Keyword(
-        "magic_resistance", "魔法抗性", "Magic resistance", "不受对方总费用不超过括号中数值的魔法影响。", has_value=True
+        "magic_resistance",
+        "魔法抗性",
+        "Magic resistance",
+        "不受对方总费用不超过括号中数值的魔法影响。",
+        has_value=True,
+        aliases=("魔抗",),  # the seed itself says 魔抗 for short: "魔抗战魂免疫对方合计法力费用X…"
     ),
     Keyword("legion", "军团", "Legion", "构筑时同名卡最多可以放入括号中数值张，代替通常的三张上限。", has_value=True),
     Keyword("advance", "进击", "Advance", "即使在防守区也能像攻击区的战魂一样发动攻击。"),
@@ -106,10 +111,13 @@ KEYWORDS: tuple[Keyword, ...] = (
     Keyword("ambush", "埋伏", "Ambush", "可以盖放在战区；盖放时免疫卡牌效果、不能攻击或移动，伤害结算时翻开。"),
 )
 
-_PLAIN = {fold(k.zh): k for k in KEYWORDS if not k.has_value and not k.has_subject}
-_VALUED = {fold(k.zh): k for k in KEYWORDS if k.has_value and not k.has_subject}
-_VALUED[fold("魔抗")] = _VALUED[fold("魔法抗性")]  # the seed itself says 魔抗 for short
+# Every word of a keyword (Chinese, English, code, aliases: Keyword.words) is read alike here
+# and by search's kw: (one vocabulary, issue 12).
+_PLAIN = {fold(w): k for k in KEYWORDS if not k.has_value and not k.has_subject for w in k.words()}
+_VALUED = {fold(w): k for k in KEYWORDS if k.has_value and not k.has_subject for w in k.words()}
+_SUBJECT_FIRST = {fold(w): k for k in KEYWORDS if k.has_subject and k.kind != "transform" for w in k.words()}
 _BY_KIND = {k.kind: k for k in KEYWORDS}
+_TRANSFORM_WORDS = {fold(w) for w in _BY_KIND["transform"].words()}
 
 _BRACKETS = str.maketrans({"「": "『", "」": "』", "【": "『", "】": "』", "[": "『", "]": "』"})
 _RE_VALUED = re.compile(r"^(?P<word>[^()『』]+)\((?P<value>\d+)\)$")
@@ -160,9 +168,7 @@ def _parse_keyword(raw: str, column: str) -> dict[str, Any]:
         word = fold(match["word"])
         subject = match["subject"]
         value = int(match["value"]) if match["value"] else None
-        candidates = {"载具": "carrier", "唯一": "name_unique", "限定": "restricted"}
-        kind = candidates.get(word)
-        info = _BY_KIND[kind] if kind else None
+        info = _SUBJECT_FIRST.get(word)
         if info is not None and info.has_value != (value is not None):
             need = "需要" if info.has_value else "不带"
             raise bad(
@@ -170,7 +176,7 @@ def _parse_keyword(raw: str, column: str) -> dict[str, Any]:
                 f"关键字「{raw}」{need}括号中的数值",
                 f"keyword '{raw}' {'needs' if info.has_value else 'takes no'} a (number)",
             )
-    elif (match := _RE_TRANSFORM.match(text)) and fold(match["word"]) == fold("变幻"):
+    elif (match := _RE_TRANSFORM.match(text)) and fold(match["word"]) in _TRANSFORM_WORDS:
         info = _BY_KIND["transform"]
         subject = match["subject"]
     if info is None:

@@ -4,8 +4,11 @@ Source: "娛樂規則使用公共卡組，最少108張卡牌" / "競技規則使
 "限制級為“限制”的卡牌…只能放入一張，…“準限制”…兩張，…“無”…最多放入四張" / "不同的職業組建
 卡組時，不允許放入非本陣營的卡片，但可放入無陣營的卡片" / "卡組包括活物卡，術法卡和裝備卡".
 Our choices where the seed is silent:
-- the deck is the main section (extra and side are counted for copy limits only, as in
-  every game); 角色/主題/命/技能 cards are refused in any section, they are never shuffled in;
+- the game has no extra deck ("卡組包括活物卡，術法卡和裝備卡"), so a list with an 额外卡组
+  section is an error (``extra_deck_not_used``); its cards still count towards the size, as
+  the player meant them. The side board: a card that can be swapped in must be legal, so the
+  copy limits, the ban list, the card types and the faction check count it (one principle for
+  every game); the size does not. 角色/主題/命/技能 cards are refused in any section;
 - the 职业 is a metadata line (``职业: 仙道士``); it must name a faction some card of the
   catalogue has (folded match), otherwise it counts as missing.
 """
@@ -22,6 +25,7 @@ from catalog.rules import (
     Deck,
     DrawModel,
     FormatSpec,
+    NoExtraDeck,
     PoolCard,
     Rule,
     Rulebook,
@@ -109,8 +113,15 @@ class OneFaction:
 
 
 def _rules(kind: str) -> tuple[Rule, ...]:
-    size = SectionSize("deck_size", ("main",), "deck_too_small", "deck_too_large", label="卡组", label_en="deck")
-    common: tuple[Rule, ...] = (size, DeckTypes(), CopyLimit("copy_limit", _copy_limit, _copy_reason))
+    size = SectionSize(
+        "deck_size", ("main", "extra"), "deck_too_small", "deck_too_large", label="卡组", label_en="deck"
+    )
+    common: tuple[Rule, ...] = (
+        size,
+        NoExtraDeck(Zhutian.name),
+        DeckTypes(),
+        CopyLimit("copy_limit", _copy_limit, _copy_reason),
+    )
     if kind == "competitive":
         common += (OneFaction(),)
     return common + standard_rules()
@@ -138,10 +149,10 @@ RULEBOOK = Rulebook(
             "Casual: a shared deck of at least 108 cards, no maximum.",
         ),
         Message(
-            "竞技规则（competitive）：个人卡组 36 到 72 张；用元数据行写明职业（如 职业: 仙道士），"
-            "只能放入本阵营和无阵营的卡。",
-            "Competitive: a personal deck of 36 to 72 cards; name the profession in a metadata line "
-            "(职业: 仙道士) and use only that faction's cards and neutral ones.",
+            "竞技规则（competitive）：个人卡组 36 到 72 张；用元数据行写明职业（如 职业: 仙道士），只能放入本阵营和"
+            "无阵营的卡。",
+            "Competitive: a personal deck of 36 to 72 cards; name the profession in a metadata line (职业: 仙道士) a"
+            "nd use only that faction's cards and neutral ones.",
         ),
         Message(
             "限制级：限制 1 张、准限制 2 张、无 4 张（两种规则相同）；禁限卡表可再降低。",
@@ -154,9 +165,13 @@ RULEBOOK = Rulebook(
     ),
     choices=(
         Message(
-            "卡组即主卡组；额外卡组和备牌只计入同名卡张数。角色/主题/命/技能卡在任何分区都不接受。",
-            "The deck is the main section; extra and side count only towards copy limits. Role, theme, "
-            "fate and skill cards are refused in any section.",
+            "誅天没有额外卡组：写了「额外卡组:」的卡组是错误（extra_deck_not_used），这些卡仍计入卡组张数。备牌：能"
+            "换入卡组的卡必须合法，所以同名卡张数、禁限卡表、卡的种类和阵营都计入备牌，卡组张数不计。角色/主题/命/技"
+            "能卡在任何分区都不接受。",
+            "誅天 has no extra deck: a list with an 'Extra:' section is an error (extra_deck_not_used); its cards st"
+            "ill count towards the deck size. Side board: a card that can be swapped in must be legal, so copies, th"
+            "e ban list, card types and the faction count it; the deck size does not. Role, theme, fate and skill ca"
+            "rds are refused in any section.",
         ),
         Message(
             "职业必须是目录中某张卡的阵营，否则视为没有写职业。",
