@@ -26,7 +26,7 @@ from werkzeug.exceptions import BadRequest
 from werkzeug.routing import IntegerConverter
 
 MAX_ID = 2**31 - 1
-MAX_DIGITS = 18  # an id longer than this is not even worth converting
+MAX_DIGITS = 19  # an id longer than this is not even worth converting (2⁶³−1 has 19 digits)
 MAX_JSON_DEPTH = 32
 
 # What no storage takes: NUL (PostgreSQL text) and lone surrogates (not UTF-8). Other control
