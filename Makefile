@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 5000
 
-.PHONY: run test test-postgres lint format bench setup db translations clean chromium screenshots
+.PHONY: run test test-postgres lint format bench fuzz setup db translations clean chromium screenshots
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,10 @@ test-postgres: setup
 
 bench: setup
 	$(BIN)/pytest tests/benchmarks -s -p no:cacheprovider -o addopts="" $(BENCH_ARGS)
+
+# schemathesis against a live lunzang serve on a throwaway database (bounded: FUZZ_SECONDS, 300).
+fuzz: setup
+	$(BIN)/python tests/fuzz/run.py $(FUZZ_ARGS)
 
 # PNGs of every main page at 1366×900 and 390×844 in build/screenshots/ (git-ignored), drawn by
 # Debian's Chromium; fonts-noto-cjk makes the Chinese show as text.

@@ -193,3 +193,12 @@ def test_pages_explain_bad_input(sample_app: Any, url: str, status: int, message
     response = sample_app.test_client().get(url)
     assert response.status_code == status
     assert message in response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize(
+    ("seed", "status"), [("9223372036854775807", 200), ("1452631519889181416", 200), ("9223372036854775808", 400)]
+)
+def test_every_seed_up_to_2_63_opens(sample_app: Any, seed: str, status: int) -> None:
+    """Seeds are 0 … 2⁶³−1 (DESIGN §7); the random seed of "开 1 盒" usually has 19 digits."""
+    response = sample_app.test_client().get(f"/packs/samsara/M4/open?packs=1&seed={seed}")
+    assert response.status_code == status

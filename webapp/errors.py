@@ -33,6 +33,17 @@ def domain_error_json(error: LunzangError) -> tuple[Any, int]:
     return jsonify(error_body(error.code, error.message.zh, error.message.en, **error.extra_json())), error.status
 
 
+def database_unavailable(app: Flask, error: DBAPIError) -> Any:
+    """The 503 + Retry-After answer of a busy or unreachable database (JSON under /api/)."""
+    app.logger.warning("database unavailable on %s %s: %s", request.method, request.path, error.orig)
+    zh = _("数据库正忙（可能正在导入数据），请稍后再试。")
+    headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
+    if _wants_api():
+        en = "the database is busy or unreachable (an import may be running): try again shortly"
+        return error_body("database_busy", zh, en), 503, headers
+    return render_template("error.html", title=_("数据库不可用"), message=zh), 503, headers
+
+
 def _wants_api() -> bool:
     return request.path.startswith("/api/")
 
@@ -96,13 +107,7 @@ def init_app(app: Flask) -> None:
             return render_template("error.html", title=_("数据库不可用"), message=zh), 503
         if not availability:
             raise error
-        app.logger.warning("database unavailable on %s %s: %s", request.method, request.path, error.orig)
-        zh = _("数据库正忙（可能正在导入数据），请稍后再试。")
-        headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
-        if _wants_api():
-            en = "the database is busy or unreachable (an import may be running): try again shortly"
-            return error_body("database_busy", zh, en), 503, headers
-        return render_template("error.html", title=_("数据库不可用"), message=zh), 503, headers
+        return database_unavailable(app, error)
 
     @app.errorhandler(CSRFError)
     def csrf_failed(error: CSRFError) -> Any:
