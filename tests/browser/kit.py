@@ -31,6 +31,7 @@ def sign_in(page: Page, base: str, username: str = "alice", password: str = TEST
 
 def assert_fits(page: Page, width: int) -> None:
     """Nothing scrolls sideways and the header stays under its limit."""
+    page.wait_for_load_state("load")  # the stylesheets are in (a redirect's page may still be loading)
     overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
     assert overflow <= 0, f"{page.url}: {overflow} px of horizontal overflow at {width} px"
     height = page.evaluate("document.querySelector('.site-header').getBoundingClientRect().height")
