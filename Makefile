@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 5000
 
-.PHONY: run test test-postgres lint format bench setup db translations clean chromium
+.PHONY: run test test-postgres lint format bench fuzz setup db translations clean chromium screenshots
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,13 +28,13 @@ run: db
 	$(BIN)/lunzang run --host $(HOST) --port $(PORT)
 
 lint: setup
-	$(BIN)/ruff check catalog webapp tests
-	$(BIN)/ruff format --check catalog webapp tests
+	$(BIN)/ruff check catalog webapp tests scripts
+	$(BIN)/ruff format --check catalog webapp tests scripts
 	$(BIN)/mypy
 
 format: setup
-	$(BIN)/ruff format catalog webapp tests
-	$(BIN)/ruff check --fix catalog webapp tests
+	$(BIN)/ruff format catalog webapp tests scripts
+	$(BIN)/ruff check --fix catalog webapp tests scripts
 
 CHROMIUM ?= /usr/bin/chromium
 
@@ -51,6 +51,16 @@ test-postgres: setup
 
 bench: setup
 	$(BIN)/pytest tests/benchmarks -s -p no:cacheprovider -o addopts="" $(BENCH_ARGS)
+
+# schemathesis against a live lunzang serve on a throwaway database (bounded: FUZZ_SECONDS, 300).
+fuzz: setup
+	$(BIN)/python tests/fuzz/run.py $(FUZZ_ARGS)
+
+# PNGs of every main page at 1366×900 and 390×844 in build/screenshots/ (git-ignored), drawn by
+# Debian's Chromium; fonts-noto-cjk makes the Chinese show as text.
+SCREENSHOTS ?= build/screenshots
+screenshots: setup
+	$(BIN)/python scripts/screenshots.py $(SCREENSHOTS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

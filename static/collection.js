@@ -71,3 +71,11 @@
       });
   });
 })();
+
+// Checklist quantities: focusing a field selects its number, so typing 3 into "0" gives 3, not 03.
+document.addEventListener("focusin", function (event) {
+  var input = event.target;
+  if (!input.classList || !input.classList.contains("quantity-input")) return;
+  // after the click has placed the caret; type=number fields support select() too
+  window.setTimeout(function () { if (document.activeElement === input) input.select(); }, 0);
+});

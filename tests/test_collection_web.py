@@ -70,7 +70,7 @@ def give(app: Any, user_id: int, items: dict[int, int], grade: ItemGrade = NM) -
 
 def flashes(page: str) -> list[str]:
     found = re.search(r'<ul class="flashes"[^>]*>(.*?)</ul>', page, re.S)
-    return re.findall(r"<li>(.*?)</li>", found.group(1), re.S) if found else []
+    return re.findall(r"<li[^>]*>(.*?)</li>", found.group(1), re.S) if found else []
 
 
 def add(client: Any, **fields: Any) -> Any:
@@ -294,8 +294,9 @@ def test_collection_page_lists_filters_sorts_and_pages(sample_app, login) -> Non
     assert client.get("/collection?game=longzhiyi").get_data(as_text=True).count("<tr data-printing=") == 0
     assert "龙人豪杰·赤鳞" in client.get("/collection?q=赤鳞").get_data(as_text=True)
     # sort by name: pinyin order, so the first row is not M4-001
-    by_set = re.findall(r'<td class="number">([^<]+)</td>', page)
-    by_name = re.findall(r'<td class="number">([^<]+)</td>', client.get("/collection?sort=name").get_data(as_text=True))
+    number = r'<td class="number[^"]*">([^<]+)</td>'
+    by_set = re.findall(number, page)
+    by_name = re.findall(number, client.get("/collection?sort=name").get_data(as_text=True))
     assert by_set[:2] == ["M1-001", "M4-001"] and by_name != by_set
 
 
@@ -334,7 +335,7 @@ def test_other_users_never_see_nor_change_my_items(sample_app, login) -> None:  
         assert "小红帽·森林歌者" not in page and "小红帽·狼猎手" not in page, url
         assert "mine.csv" not in page
     assert bob_client.get("/collection/export.csv").get_data(as_text=True).count("\n") == 1  # the header alone
-    response = bob_client.post(f"/collection/imports/{import_id}/undo")
+    response = bob_client.post(f"/collection/imports/{import_id}/undo", data={"confirm": "1"})
     assert response.status_code == 303
     assert flashes(bob_client.get("/collection").get_data(as_text=True)) == [f"没有编号为 {import_id} 的导入"]
     # Bob's +1 on the same printing changes his collection only
@@ -500,13 +501,17 @@ def test_import_preview_then_confirm_then_undo(sample_app, login) -> None:  # ty
     history = client.get(response.headers["Location"]).get_data(as_text=True)
     assert "已导入 #" in history and history.count("<tr>") == 3  # header + two changes
     imports = client.get("/collection/imports").get_data(as_text=True)
-    assert f'action="/collection/imports/{record.id}/undo"' in imports
-    response = client.post(f"/collection/imports/{record.id}/undo")
+    assert f'href="/collection/imports/{record.id}/undo"' in imports  # a question first, then the form
+    question = client.get(f"/collection/imports/{record.id}/undo").get_data(as_text=True)
+    assert f'action="/collection/imports/{record.id}/undo"' in question and 'name="confirm" value="1"' in question
+    unasked = client.post(f"/collection/imports/{record.id}/undo")  # without the confirmation: the question
+    assert unasked.status_code == 303 and unasked.location.endswith(f"/collection/imports/{record.id}/undo")
+    response = client.post(f"/collection/imports/{record.id}/undo", data={"confirm": "1"})
     assert response.status_code == 303
     assert collection_of(sample_app, alice.id) == {(one, "NM", "简中", "普通"): (1, 0)}
     imports = client.get("/collection/imports").get_data(as_text=True)
-    assert f"已撤销导入 #{record.id}" in imports and f'action="/collection/imports/{record.id}/undo"' not in imports
-    client.post(f"/collection/imports/{record.id}/undo")
+    assert f"已撤销导入 #{record.id}" in imports and f'href="/collection/imports/{record.id}/undo"' not in imports
+    client.post(f"/collection/imports/{record.id}/undo", data={"confirm": "1"})
     assert "已经撤销过了" in flashes(client.get("/collection").get_data(as_text=True))[0]
 
 
@@ -519,7 +524,7 @@ def test_undo_is_refused_when_cards_were_removed_since(sample_app, login) -> Non
     with db(sample_app) as session:
         import_id = session.scalar(select(CollectionImport.id))
     client.get("/collection")  # consume the flashes so far
-    client.post(f"/collection/imports/{import_id}/undo")
+    client.post(f"/collection/imports/{import_id}/undo", data={"confirm": "1"})
     message = flashes(client.get("/collection/imports").get_data(as_text=True))[0]
     assert f"无法撤销导入 #{import_id}" in message
     assert owned_now(sample_app, alice.id, one) == (0, 0)

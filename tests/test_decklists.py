@@ -179,7 +179,7 @@ def test_text_and_json_round_trip() -> None:
     deck, _ = resolve(parse_decklist(text), POOL)
     written = write_text(deck)
     assert written == (
-        "名称: 测试\n游戏: samsara\n\n主卡组:\n3 龍王 (M1)\n1 小红帽·森林歌者\n"
+        "名称: 测试\n游戏: 永恒之轮\n\n主卡组:\n3 龍王 (M1)\n1 小红帽·森林歌者\n"
         "\n额外卡组:\n4 火之法力石\n\n备牌:\n1 龍王\n"
     )
     again, problems = resolve(parse_decklist(written), POOL)
@@ -222,3 +222,19 @@ def test_add_card(section: str, expected: str) -> None:
 
     assert add_card("名称: x\n3 龍王\n额外卡组:\n2 火之法力石\n", "小红帽", 2, section) == expected
     assert add_card("", "小红帽", 1, "main") == "主卡组:\n1 小红帽\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "section", "expected"),
+    [
+        ("3 赤晶幼龙\n", "赤晶幼龙", "main", "4 赤晶幼龙\n"),  # the line grows, no second line
+        ("主卡组:\n3 赤晶幼龙\n2 龍王\n", "龙王", "main", "主卡组:\n3 赤晶幼龙\n3 龍王\n"),  # folded names
+        ("3 赤晶幼龙 (M4)\n", "赤晶幼龙", "main", "4 赤晶幼龙 (M4)\n"),  # the printing is kept
+        ("3 赤晶幼龙\n", "赤晶幼龙", "side", "3 赤晶幼龙\n备牌:\n1 赤晶幼龙\n"),  # another section: a line
+        ("3x 赤晶幼龙\n", "赤晶幼龙", "main", "4 赤晶幼龙\n"),
+    ],
+)
+def test_add_card_merges_with_the_line_naming_it(text: str, name: str, section: str, expected: str) -> None:
+    from catalog.decks.lists import add_card
+
+    assert add_card(text, name, 1, section) == expected

@@ -98,7 +98,7 @@ def test_print_sheet(sample_app: Any) -> None:
 )
 def test_rules_pages(client: Any, game: str, seed: str, words: str) -> None:
     body = client.get(f"/rules/{game}").get_data(as_text=True)
-    assert seed in body and words in body
+    assert seed not in body and words in body  # the seed file name is internal: not shown to readers
     english = client.get(f"/rules/{game}?lang=en").get_data(as_text=True)
     assert "Construction rules" in english or "construction rules" in english
 
@@ -172,3 +172,25 @@ def test_working_deck_edits_go_back_to_local_paths_only(client: Any, target: str
     response = client.post("/decks/working", data=form)
     assert response.status_code == 302
     assert response.headers["Location"] == expected
+
+
+def test_print_sheet_fills_the_set_column(sample_app: Any) -> None:
+    """Issue 15 item 12: a line without (SET) shows the sets the card is printed in."""
+    body = (
+        sample_app.test_client()
+        .get("/decks/print", query_string={"game": "samsara", "list": "3 孙悟空\n1 小红帽·狼猎手 (M4)\n"})
+        .get_data(as_text=True)
+    )
+    rows = re.findall(r"<tr><td class=\"num\">(\d+)</td><td[^>]*>([^<]+)</td><td>[^<]*</td><td>([^<]*)</td></tr>", body)
+    assert ("1", "小红帽·狼猎手", "M4") in rows
+    assert any(name == "孙悟空" and "P2" in sets for _n, name, sets in rows)
+
+
+def test_deck_image_of_unknown_cards_is_the_sites_error_page(sample_app: Any) -> None:
+    """Issue 15 item 12: not Werkzeug's bare "400 Bad Request" page."""
+    response = sample_app.test_client().get(
+        "/decks/image.png", query_string={"game": "samsara", "list": "3 nosuchcard"}
+    )
+    body = response.get_data(as_text=True)
+    assert response.status_code == 400
+    assert '<main id="main"' in body and "nosuchcard" in body and "<title>400 Bad Request" not in body

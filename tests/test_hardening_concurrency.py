@@ -144,3 +144,31 @@ def test_a_writer_that_cannot_wait_longer_gets_503_with_retry_after(
     assert api.json["error"]["code"] == "database_busy"
     assert page.status_code == 503 and page.headers["Retry-After"].isdigit()
     assert "稍后再试" in page.get_data(as_text=True)
+
+
+def test_a_commit_that_fails_answers_503_not_500(sample_app: Any, make_user: Any, monkeypatch: Any) -> None:
+    # The database connection cut between a request's last statement and its COMMIT (seen once
+    # in the two-server test's pg_terminate_backend run): the answer is a 503, never a 500 or a
+    # success for a write that was not kept.
+    from sqlalchemy.exc import OperationalError
+
+    token = _token(sample_app, make_user)
+
+    def cut(self: Any) -> None:
+        raise OperationalError("COMMIT", {}, Exception("server closed the connection unexpectedly"))
+
+    monkeypatch.setattr(Session, "commit", cut)
+    response = _plus_one(sample_app, token)
+    assert response.status_code == 503 and response.headers["Retry-After"].isdigit()
+    assert response.json["error"]["code"] == "database_busy"
+    monkeypatch.undo()
+    with Session(_engine(sample_app)) as session:
+        from catalog.models import LedgerEntry
+
+        assert session.exec(select(LedgerEntry)).first() is None  # nothing was kept
+
+
+def _engine(app: Any) -> Any:
+    from webapp.db import get_engine
+
+    return get_engine(app)

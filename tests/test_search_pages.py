@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 import re
-from urllib.parse import parse_qs, quote, urlencode, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 import pytest
 from sqlmodel import Session
@@ -37,7 +37,7 @@ def tile_names(markup: str) -> list[str]:
 
 
 def table_names(markup: str) -> list[str]:
-    table = section(markup, '<table class="printings results">', "</table>")
+    table = section(markup, '<table class="printings results stack">', "</table>")
     return [html.unescape(re.search(r"<a [^>]*>([^<]+)</a>", row)[1]) for row in rows(table)]
 
 
@@ -64,13 +64,20 @@ def engine_result(sample_catalogue, query: str, **kwargs):  # type: ignore[no-un
         ("sunwukong", "孙悟空", "samsara"),  # full pinyin
         ("swk", "孙悟空", "samsara"),  # pinyin initials
         ("龍王", "东海龙王", "samsara"),  # Traditional finds Simplified
-        ("四海龙王", "四海龍王", "longzhiyi"),  # and back: 龍之弈 data is written in Traditional
+        ("龙 g:longzhiyi", "四海龍王", "longzhiyi"),  # and back: 龍之弈 data is written in Traditional
     ],
 )
 def test_search_finds_cards_by_name_pinyin_and_either_script(web, query: str, expected: str, game: str) -> None:  # type: ignore[no-untyped-def]
     markup = page(web, results_url(query))
     assert expected in tile_names(markup)
     assert f'href="{card_url(game, expected)}"' in markup
+
+
+def test_exactly_one_result_goes_to_the_card(web) -> None:  # type: ignore[no-untyped-def]
+    response = web.get(results_url("四海龙王"))  # Simplified finds the Traditional 龍之弈 name
+    assert response.status_code == 302
+    assert response.location == card_url("longzhiyi", "四海龍王")
+    assert web.get(results_url("龙 g:longzhiyi")).status_code == 200  # several: the results page
 
 
 def test_results_page_shows_the_total_and_keeps_the_query_in_the_box(web, sample_catalogue) -> None:  # type: ignore[no-untyped-def]
@@ -97,8 +104,8 @@ def test_grid_and_table_show_the_same_cards_in_the_same_order(web, sample_catalo
 
 
 def test_tile_shows_the_card_facts_and_links_to_the_card(web) -> None:  # type: ignore[no-untyped-def]
-    markup = page(web, results_url("龙人四灵·玄武圣尊"))
-    tile = section(markup, '<li class="tile"', "</li>")
+    markup = page(web, results_url("龙人四灵"))
+    tile = next(t for t in markup.split('<li class="tile"')[1:] if "龙人四灵·玄武圣尊</span>" in t).split("</li>")[0]
     assert 'data-attr="水"' in tile and 'data-attr2="地"' in tile  # a two-coloured frame
     text = visible_text(tile)
     for fact in ("龙人四灵·玄武圣尊", "战魂", "攻击力 4", "防御力 8"):
@@ -112,7 +119,7 @@ def test_tile_shows_the_card_facts_and_links_to_the_card(web) -> None:  # type: 
 
 def test_table_columns_and_set_links(web) -> None:  # type: ignore[no-untyped-def]
     markup = page(web, results_url("set:M4", view="table"))
-    table = section(markup, '<table class="printings results">', "</table>")
+    table = section(markup, '<table class="printings results stack">', "</table>")
     head = visible_text(section(table, "<thead>", "</thead>")).replace("▲", "")
     assert head.split() == ["卡名", "类型", "属性", "费用", "攻击力", "防御力", "稀有度", "系列", "编号", "构筑"]
     assert all('href="/sets/samsara/M4"' in row for row in rows(table))
@@ -162,7 +169,7 @@ def test_a_bad_page_number_is_page_one(web, raw: str) -> None:  # type: ignore[n
 
 def stats(markup: str, column: int) -> list[int]:
     """The numbers of one column of the results table (0 = name)."""
-    table = section(markup, '<table class="printings results">', "</table>")
+    table = section(markup, '<table class="printings results stack">', "</table>")
     cells = [re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, flags=re.S) for row in rows(table)]
     return [int(c[column]) for c in cells if c[column].strip().isdigit()]
 
@@ -264,7 +271,7 @@ def test_bad_query_in_english(web) -> None:  # type: ignore[no-untyped-def]
     assert response.status_code == 400
     markup = response.get_data(as_text=True)
     assert "unknown key" in section(markup, '<p class="error-message"', "</p>")
-    assert "Search syntax" in markup
+    assert 'href="/help/search"' in markup and "Syntax" in markup
 
 
 def test_unknown_game_parameter_is_a_message_without_a_mark(web) -> None:  # type: ignore[no-untyped-def]
@@ -325,7 +332,7 @@ def test_set_page_links_to_its_search(web) -> None:  # type: ignore[no-untyped-d
     link = next(h for h in links(markup) if h.startswith("/cards?"))
     assert query_of(link) == {"q": ["set:M4"]}
     assert "在搜索中查看" in markup
-    assert len(tile_names(page(web, link))) == len(rows(section(markup, '<table class="printings">', "</table>")))
+    assert len(tile_names(page(web, link))) == len(rows(section(markup, '<table class="printings stack">', "</table>")))
 
 
 # ---- syntax help -----------------------------------------------------------------------------
@@ -359,6 +366,9 @@ def test_help_examples_all_run(web) -> None:  # type: ignore[no-untyped-def]
     assert len(queries) > 50
     for query in queries:
         response = web.get(results_url(query))
+        if response.status_code == 302:  # exactly one card found: its page
+            assert response.location.startswith("/cards/"), query
+            continue
         assert response.status_code == 200, query
         assert "找到 0 张" not in response.get_data(as_text=True), query
 
@@ -379,8 +389,10 @@ def test_help_page_covers_operators_flags_orders_and_chinese(web) -> None:  # ty
 
 
 def test_help_is_linked_from_the_navigation(web) -> None:  # type: ignore[no-untyped-def]
-    nav = section(page(web, "/"), '<nav class="site-nav"', "</nav>")
-    assert 'href="/help/search"' in nav and 'href="/keywords"' in nav
+    markup = page(web, "/")
+    nav = section(markup, '<nav class="site-nav"', "</nav>")
+    assert 'href="/keywords"' in nav
+    assert 'href="/help/search"' in section(markup, '<form class="site-search"', "</form>")  # next to the box
 
 
 # ---- keyword glossary ------------------------------------------------------------------------
@@ -483,3 +495,32 @@ def test_build_a_deck_from_search_results(web) -> None:  # type: ignore[no-untyp
     # an outside address in next is not followed
     response = web.post("/decks/working", data={**form, "action": "add", "next": "https://example.com/"})
     assert response.headers["Location"].endswith("/decks")
+
+
+@pytest.mark.parametrize(
+    ("query", "game", "expected"),
+    [
+        ({"game": "keyforge"}, "keyforge", None),
+        ({"game": "longzhiyi"}, "longzhiyi", None),
+        ({"q": "四海龙王"}, "longzhiyi", "四海龍王"),
+        ({"q": "t:战魂 a:火", "game": "samsara"}, "samsara", None),
+    ],
+)
+def test_random_honours_game_and_query(web, query: dict[str, str], game: str, expected: str | None) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(5):  # random, so a few draws: every one must obey
+        response = web.get("/random", query_string=query)
+        assert response.status_code == 302
+        path = unquote(response.location)
+        assert path.startswith(f"/cards/{game}/"), path
+        if expected:
+            assert path == f"/cards/{game}/{expected}"
+
+
+@pytest.mark.parametrize(
+    ("query", "status"), [({"game": "nosuchgame"}, 404), ({"q": "nosuchcardatall"}, 404), ({"q": "cost>>1"}, 302)]
+)
+def test_random_with_a_bad_game_or_query(web, query: dict[str, str], status: int) -> None:  # type: ignore[no-untyped-def]
+    response = web.get("/random", query_string=query)
+    assert response.status_code == status
+    if status == 302:  # a malformed query: the results page says what is wrong
+        assert response.location.startswith("/cards?q=")

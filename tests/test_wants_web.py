@@ -382,10 +382,11 @@ def test_plus_one_button_end_to_end(sample_app: Any, login: Any) -> None:
 
 def test_nav_links_for_signed_in_users(sample_app: Any, login: Any) -> None:
     client = sample_app.test_client()
-    nav = client.get("/").get_data(as_text=True).split('class="site-nav"', 1)[1].split("</nav>", 1)[0]
+    # the signed-in user's own pages sit in the account menu of the header
+    nav = client.get("/").get_data(as_text=True).split('class="account-nav"', 1)[1].split("</nav>", 1)[0]
     assert "需求列表" not in nav
     login(client, "alice")
-    nav = client.get("/wants").get_data(as_text=True).split('class="site-nav"', 1)[1].split("</nav>", 1)[0]
+    nav = client.get("/wants").get_data(as_text=True).split('class="account-nav"', 1)[1].split("</nav>", 1)[0]
     assert 'href="/wants" aria-current="page">需求列表' in nav
     assert 'href="/haves"' in nav and 'href="/decks/mine"' in nav and "我的卡组" in nav
 
@@ -437,3 +438,21 @@ def test_want_list_prints_the_missing_copies_as_proxies(sample_app: Any, login: 
 def test_want_proxies_need_a_signed_in_user(sample_app: Any) -> None:
     response = sample_app.test_client().get("/wants/proxies.pdf")
     assert response.status_code == 302 and "/login" in response.headers["Location"]
+
+
+def test_wants_show_the_shortfall_and_others_never_see_a_satisfied_want(sample_app: Any, login: Any) -> None:
+    """Issue 15 item 14: owning 2 of 3 shows 1 missing; owning 3 of a card wanted once hides it."""
+    client = sample_app.test_client()
+    alice = login(client, "alice", lists_public=True)
+    add_want(client, name="小红帽·狼猎手", quantity=3)
+    add_want(client, name="小红帽·森林歌者", quantity=1)
+    give(client, alice.id, "M4", "M4-002", 2)  # 狼猎手: 2 of 3
+    give(client, alice.id, "M4", "M4-001", 3)  # 森林歌者: 3, wanted once
+    mine = client.get("/wants").get_data(as_text=True)
+    missing = re.findall(r'<td class="num missing[^"]*">([^<]+)</td>', mine)
+    assert sorted(missing) == ["1", "已齐"]
+    public = sample_app.test_client().get("/u/alice").get_data(as_text=True)
+    wants = public.split('id="wants-heading"', 1)[1]
+    assert "小红帽·狼猎手" in wants and "小红帽·森林歌者" not in wants
+    assert re.search(r'<span class="count">1</span>', wants)
+    assert '<td class="num">1</td>' in wants  # the shortfall, not the wanted 3

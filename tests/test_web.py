@@ -203,10 +203,10 @@ def test_set_page_lists_printings_by_number_with_badges_and_links(web, sample_ca
     markup = page(web, "/sets/samsara/M4")
     header = section(markup, "<h1>", "</h1>")
     assert "M4" in header and "奇幻征途" in header and "样例数据" in header
-    table = section(markup, '<table class="printings">', "</table>")
+    table = section(markup, '<table class="printings stack">', "</table>")
     numbers = []
     for row in rows(table):
-        number = re.search(r'<td class="number">([^<]+)</td>', row)[1]
+        number = re.search(r'<td class="number[^"]*">([^<]+)</td>', row)[1]
         numbers.append(number)
         name, rarity = stored[number]
         assert f'href="{card_url("samsara", name)}"' in row
@@ -250,7 +250,7 @@ def test_set_lookup_folds_case(web) -> None:  # type: ignore[no-untyped-def]
 )
 def test_set_page_columns_follow_the_game(web, url: str, headings: list[str]) -> None:  # type: ignore[no-untyped-def]
     markup = page(web, url)
-    table = section(markup, '<table class="printings">', "</table>")
+    table = section(markup, '<table class="printings stack">', "</table>")
     assert visible_text(section(table, "<thead>", "</thead>")).split() == headings
 
 
@@ -383,7 +383,7 @@ def test_language_switch_renders_english_and_remembers_it(web) -> None:  # type:
     assert response.status_code == 200
     assert '<html lang="en">' in markup
     nav = visible_text(section(markup, '<nav class="site-nav"', "</nav>"))
-    assert nav.startswith("Home Sets Random card")  # later areas add their links after these
+    assert nav.startswith("Home Sets Open packs")  # later areas add their links after these
     assert "Booster contents" in markup and "Sample data" in markup and "Series M" in markup
     assert "奇幻征途" in markup  # card data stays as written
     cookie = web.get_cookie("lang")
@@ -398,10 +398,7 @@ def test_language_links_keep_the_page(web) -> None:  # type: ignore[no-untyped-d
     markup = page(web, card_url("samsara", "龙人豪杰·赤鳞"))
     switch = section(markup, 'class="lang-switch"', "</nav>")
     links = [html.unescape(h) for h in re.findall(r'href="([^"]+)"', switch)]
-    assert links == [
-        card_url("samsara", "龙人豪杰·赤鳞") + "?lang=zh",
-        card_url("samsara", "龙人豪杰·赤鳞") + "?lang=en",
-    ]
+    assert links == [card_url("samsara", "龙人豪杰·赤鳞") + "?lang=en"]  # the other language only
 
 
 @pytest.mark.parametrize(
@@ -432,3 +429,15 @@ def test_other_games_badges_climb_the_neutral_scale(web) -> None:  # type: ignor
     levels = dict(re.findall(r'data-rarity="(\d)" data-level="(\d)"', markup))
     assert levels == {"1": "0", "2": "1", "3": "2", "4": "3", "5": "4"}
     assert "★★★" in markup  # star rarities are shown as stars
+
+
+def test_set_page_links_to_its_packs_odds_and_checklist(web) -> None:  # type: ignore[no-untyped-def]
+    """Issue 15 item 7 (links): open a pack or a box, the odds, my checklist."""
+    actions = section(page(web, "/sets/samsara/M4"), 'class="buttons set-actions"', "</p>")
+    hrefs = [html.unescape(h) for h in re.findall(r'href="([^"]+)"', actions)]
+    assert hrefs == [
+        "/packs/samsara/M4/open?packs=1",
+        "/packs/samsara/M4/open?boxes=1",
+        "/packs/samsara/M4/odds",
+        "/collection/sets/samsara/M4",
+    ]

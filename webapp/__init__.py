@@ -7,6 +7,7 @@ from typing import Any
 from flask import Flask, request
 from flask_babel import Babel, get_locale
 
+from catalog.games import GAMES
 from webapp import config, db, errors, health, security, validation
 from webapp.config import ROOT
 
@@ -57,6 +58,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     cli.register(app)
     errors.init_app(app)
 
+    app.add_template_global(game_name)
+    app.add_template_global(term)
+    app.add_template_global(ui_locale)
+
     @app.context_processor
     def inject_globals() -> dict[str, Any]:
         return {"languages": LANGUAGES, "current_locale": str(get_locale())}
@@ -69,3 +74,25 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         return response
 
     return app
+
+
+def ui_locale() -> str:
+    """The page's language code (``zh`` or ``en``), for macros imported without context."""
+    return str(get_locale())
+
+
+def game_name(game: Any) -> str:
+    """A game's name (a game module or row) in the reader's language: English in English."""
+    module = GAMES.get(getattr(game, "slug", ""))
+    if ui_locale() == "en" and module is not None and module.name_en:
+        return module.name_en
+    return str(game.name)
+
+
+def term(game: Any, kind: str, word: str | None) -> str:
+    """A game word (kind ``types`` or ``attributes``) in the reader's language: English in
+    English (``战魂`` → Soul, as search accepts ``t:soul``); card data stays as written."""
+    module = GAMES.get(game if isinstance(game, str) else getattr(game, "slug", ""))
+    if not word or ui_locale() != "en" or module is None:
+        return word or ""
+    return str(getattr(module, kind).english_name(word))

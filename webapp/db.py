@@ -12,6 +12,7 @@ from typing import Any
 
 from flask import Flask, current_app, g, has_request_context, request
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
 from catalog.db import make_engine, writer
@@ -59,7 +60,25 @@ def discard_session() -> None:
         session.close()
 
 
+def _commit_before_answering(response: Any) -> Any:
+    """Commit the request's transaction before the answer leaves (issue 16): a COMMIT that
+    fails — the connection cut, the database gone — then answers 503 instead of failing in the
+    teardown after a success was already produced (a 500, or worse a 200 for a lost write)."""
+    session: Session | None = g.get("db_session")
+    if session is None or not session.in_transaction():
+        return response
+    try:
+        session.commit()
+    except DBAPIError as error:
+        discard_session()
+        from webapp.errors import database_unavailable
+
+        return current_app.make_response(database_unavailable(current_app, error))
+    return response
+
+
 def init_app(app: Flask) -> None:
+    app.after_request(_commit_before_answering)  # registered first: runs after every other hook
     app.teardown_appcontext(_close_session)
 
 

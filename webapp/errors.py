@@ -14,7 +14,7 @@ from flask_babel import gettext as _
 from flask_limiter.errors import RateLimitExceeded
 from flask_wtf.csrf import CSRFError
 from sqlalchemy.exc import DBAPIError, OperationalError
-from werkzeug.exceptions import NotFound
+from werkzeug.exceptions import BadRequest, NotFound
 
 from catalog.errors import ConfigurationError, LunzangError
 from webapp import db
@@ -33,6 +33,17 @@ def domain_error_json(error: LunzangError) -> tuple[Any, int]:
     return jsonify(error_body(error.code, error.message.zh, error.message.en, **error.extra_json())), error.status
 
 
+def database_unavailable(app: Flask, error: DBAPIError) -> Any:
+    """The 503 + Retry-After answer of a busy or unreachable database (JSON under /api/)."""
+    app.logger.warning("database unavailable on %s %s: %s", request.method, request.path, error.orig)
+    zh = _("数据库正忙（可能正在导入数据），请稍后再试。")
+    headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
+    if _wants_api():
+        en = "the database is busy or unreachable (an import may be running): try again shortly"
+        return error_body("database_busy", zh, en), 503, headers
+    return render_template("error.html", title=_("数据库不可用"), message=zh), 503, headers
+
+
 def _wants_api() -> bool:
     return request.path.startswith("/api/")
 
@@ -48,6 +59,16 @@ def init_app(app: Flask) -> None:
         description = getattr(error, "description", "")
         message = "" if description == NotFound.description else description
         return render_template("error.html", title=_("页面不存在"), message=message), 404
+
+    @app.errorhandler(400)
+    def bad_request(error: Any) -> Any:
+        # abort(400, message) from a page (a deck image of unknown cards…): the site's error
+        # page with the message, not Werkzeug's bare one. Handlers for subclasses (CSRF) win.
+        description = getattr(error, "description", "")
+        message = "" if description == BadRequest.description else description
+        if _wants_api():
+            return error_body("bad_request", message or "请求无效", message or "bad request"), 400
+        return render_template("error.html", title=_("无法处理的输入"), message=message), 400
 
     @app.errorhandler(413)
     def too_large(_error: Any) -> Any:
@@ -86,13 +107,7 @@ def init_app(app: Flask) -> None:
             return render_template("error.html", title=_("数据库不可用"), message=zh), 503
         if not availability:
             raise error
-        app.logger.warning("database unavailable on %s %s: %s", request.method, request.path, error.orig)
-        zh = _("数据库正忙（可能正在导入数据），请稍后再试。")
-        headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
-        if _wants_api():
-            en = "the database is busy or unreachable (an import may be running): try again shortly"
-            return error_body("database_busy", zh, en), 503, headers
-        return render_template("error.html", title=_("数据库不可用"), message=zh), 503, headers
+        return database_unavailable(app, error)
 
     @app.errorhandler(CSRFError)
     def csrf_failed(error: CSRFError) -> Any:

@@ -3,13 +3,14 @@
 Before any view runs, every query and form value (and every string and number of a JSON
 body) is checked once, so no route can fail on them with a 500:
 
-- text: no NUL byte (PostgreSQL refuses it in text), no other C0 control character but tab
-  and line breaks, no lone surrogate (cannot be stored as UTF-8);
+- text: no NUL byte (PostgreSQL refuses it in text), no lone surrogate (cannot be stored as
+  UTF-8);
 - numbers: a value made of digits must be ASCII digits (``"²".isdigit()`` is true, ``int("²")``
-  fails) and at most 19 of them (a seed is 0 … 2⁶³−1, 19 digits; DESIGN §7); a value named ``id`` or ``*_id``, and
-  an ``<int:…>`` in a path, at most 2³¹−1 (PostgreSQL's integer; a larger id names nothing: 404);
-- JSON: at most :data:`MAX_JSON_DEPTH` levels (the parser would recurse 100,000 deep), integers
-  within 64 bits.
+  fails); a value named ``id`` or ``*_id``, and an ``<int:…>`` in a path, at most 2³¹−1
+  (PostgreSQL's integer; a larger id names nothing: 404); other numbers are bounded by the
+  fields' own rules (page ≤ 100,000, quantities, seeds < 2⁶³);
+- JSON: at most :data:`MAX_JSON_DEPTH` levels (the parser would recurse 100,000 deep); ``id``
+  and ``*_id`` integers at most 2³¹−1 (other numbers: each field's own range).
 
 A refused request gets 400 with a message naming the field (JSON under ``/api/``).
 """
@@ -25,12 +26,15 @@ from werkzeug.exceptions import BadRequest
 from werkzeug.routing import IntegerConverter
 
 MAX_ID = 2**31 - 1
-MAX_DIGITS = 19  # 2⁶³−1 (the largest pack and pairing seed) has 19 digits
+MAX_DIGITS = 19  # an id longer than this is not even worth converting (2⁶³−1 has 19 digits)
 MAX_JSON_DEPTH = 32
-MAX_JSON_INT = 2**63 - 1
 
-_BAD_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]")
+# What no storage takes: NUL (PostgreSQL text) and lone surrogates (not UTF-8). Other control
+# characters are left to the fields' own rules (they break nothing on their way through).
+_BAD_TEXT = re.compile(r"[\x00\ud800-\udfff]")
 _ID_KEY = re.compile(r"(^|_)id$")
+# Free text is searched or shown, never turned into a number: "9²" is a fine search.
+FREE_TEXT = {"q", "list", "decklist", "name", "note", "comment", "text", "title"}
 
 
 class IdConverter(IntegerConverter):
@@ -53,17 +57,15 @@ def check_value(field: str, value: str) -> None:
         raise InvalidInput(
             field, f"「{field}」含有不可用的字符（控制字符或不成对的代理码）", f"'{field}' holds an unusable character"
         )
+    if field in FREE_TEXT:
+        return
     digits = value.strip()
     digits = digits[1:] if digits[:1] in ("+", "-") else digits
     if not digits or not (digits.isdigit() or digits.isdecimal()):  # ² is a digit, not a decimal
         return
     if not (digits.isascii() and digits.isdecimal()):
         raise InvalidInput(field, f"「{field}」应使用 0–9 的数字", f"'{field}' must use the digits 0-9")
-    # 19 digits up to 2⁶³−1: a booster seed may be any of 0 … 2⁶³−1 (DESIGN §7), and the random
-    # seed of "开 1 盒" usually has 19 digits.
-    if len(digits.lstrip("0")) > MAX_DIGITS or int(digits) > MAX_JSON_INT:
-        raise InvalidInput(field, f"「{field}」的数字太大", f"'{field}' is too large a number")
-    if _ID_KEY.search(field) and int(digits) > MAX_ID:
+    if _ID_KEY.search(field) and (len(digits.lstrip("0")) > MAX_DIGITS or int(digits) > MAX_ID):
         raise InvalidInput(field, f"「{field}」不是有效的编号", f"'{field}' is not a valid id")
 
 
@@ -76,17 +78,14 @@ def check_json(data: Any) -> None:
             raise InvalidInput(field, "JSON 嵌套太深", "the JSON is nested too deep")
         if isinstance(value, dict):
             for key, item in value.items():
-                check_value(f"{field}.{key}", str(key))
+                if _BAD_TEXT.search(str(key)):
+                    raise InvalidInput("body", "JSON 的键含有不可用的字符", "a JSON key holds an unusable character")
                 stack.append((str(key), item, depth + 1))
         elif isinstance(value, list):
             stack.extend((field, item, depth + 1) for item in value)
         elif isinstance(value, str):
             check_value(field, value)
-        elif (
-            isinstance(value, int)
-            and not isinstance(value, bool)
-            and (abs(value) > MAX_JSON_INT or (_ID_KEY.search(field) and value > MAX_ID))
-        ):
+        elif isinstance(value, int) and not isinstance(value, bool) and _ID_KEY.search(field) and abs(value) > MAX_ID:
             raise InvalidInput(field, f"「{field}」的数字太大", f"'{field}' is too large a number")
 
 
@@ -105,14 +104,12 @@ def _json_depth_ok(raw: bytes) -> bool:
 
 def validate_request() -> None:
     for key, value in request.args.items(multi=True):
-        check_value(key, key)
         check_value(key, value)
     if request.mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
         if request.mimetype != "multipart/form-data":
             # Cached first: a view may read a raw body sent with a form type (curl --data-binary).
             request.get_data(cache=True, parse_form_data=False)
         for key, value in request.form.items(multi=True):
-            check_value(key, key)
             check_value(key, value)
     if request.is_json:
         raw = request.get_data(cache=True)

@@ -11,6 +11,7 @@ from sqlmodel import Session
 
 from catalog.collection.grades import ItemGrade
 from catalog.collection.tables import CARD, GAME, IMPORT, ITEM, LEDGER, PRINTING, SET
+from catalog.games import GAMES
 from catalog.models import Card, CardSet, CollectionImport, CollectionItem, Game, Printing
 from catalog.text import fold
 
@@ -91,7 +92,9 @@ def set_completion(
         entry.by_rarity[rarity] = (int(owned), int(total))
         entry.owned += int(owned)
         entry.total += int(total)
-    out = list(sets.values())
+    # Games in registry order (the main game first), as every other page lists them.
+    order = {slug: index for index, slug in enumerate(GAMES)}
+    out = sorted(sets.values(), key=lambda s: order.get(s.game, len(order)))
     return [s for s in out if s.owned] if only_started else out
 
 

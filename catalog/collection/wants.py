@@ -13,6 +13,7 @@ from catalog.collection.grades import CONDITIONS, ItemGrade, condition_rank
 from catalog.collection.ledger import Key, lock_items, plan_targets, write_changes
 from catalog.collection.tables import CARD, GAME, ITEM, PRINTING, SET, WANT
 from catalog.errors import LunzangError, Message
+from catalog.games import GAMES
 from catalog.models import Card, CardSet, CollectionItem, Game, Printing, User, WantItem
 
 
@@ -37,8 +38,13 @@ class WantRow:
     min_condition: str
     owned: int  # copies of the card (any printing, any grade) the user already has
 
+    @property
+    def missing(self) -> int:
+        """What is still missing: the wanted number less the copies owned (never below 0)."""
+        return max(0, self.quantity - self.owned)
+
     def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return dict(self.__dict__) | {"missing": self.missing}
 
 
 @dataclass(frozen=True)
@@ -186,7 +192,13 @@ def list_wants(*, session: Session, user_id: int) -> list[WantRow]:
                 owned.get(want.card_id, 0),
             )
         )
-    return out
+    return sorted(out, key=lambda row: _game_rank(row.game))  # stable: name order within a game
+
+
+def _game_rank(slug: str) -> int:
+    """Registry order (the main game first), as every page lists games; unknown slugs last."""
+    order = list(GAMES)
+    return order.index(slug) if slug in order else len(order)
 
 
 def have_list(*, session: Session, user_id: int) -> list[HaveRow]:
@@ -200,7 +212,7 @@ def have_list(*, session: Session, user_id: int) -> list[HaveRow]:
         .where(ITEM.user_id == user_id, ITEM.for_trade > 0)
         .order_by(GAME.slug, SET.position, PRINTING.number)
     )
-    return [
+    haves = [
         HaveRow(
             item.printing_id,
             name,
@@ -214,6 +226,7 @@ def have_list(*, session: Session, user_id: int) -> list[HaveRow]:
         )
         for item, name, game, code, number, rarity in rows
     ]
+    return sorted(haves, key=lambda row: _game_rank(row.game))
 
 
 def mark_extras_for_trade(*, session: Session, user_id: int, game: str, keep: dict[str, int], now: datetime) -> int:

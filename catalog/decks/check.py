@@ -168,7 +168,7 @@ def load_format(session: Session, slug: str, code: str | None, pool: CardPool | 
             )
         )
     kind = next((k for k in kinds if code and fold(k) == fold(code)), next(iter(kinds)))
-    return FormatSpec(slug, kind, kind, kind, dict(kinds[kind]), ("*",), {}, catalogue)
+    return FormatSpec(slug, kind, kind, module.kind_name(kind), dict(kinds[kind]), ("*",), {}, catalogue)
 
 
 def check_parsed(decklist: DeckList, pool: CardPool, fmt: FormatSpec) -> tuple[Deck, Verdict]:
@@ -216,6 +216,6 @@ def format_choices(session: Session) -> list[FormatChoice]:
             continue
         formats = by_game.get(slug, [])
         codes = {c for c, _n in formats}
-        formats += [(kind, kind) for kind in module.rule_kinds if kind not in codes]
+        formats += [(kind, module.kind_name(kind)) for kind in module.rule_kinds if kind not in codes]
         choices.append(FormatChoice(slug, module.name, formats))
     return choices

@@ -18,6 +18,7 @@ from typing import Any
 
 from catalog.errors import LunzangError, Message
 from catalog.fuzzy import NameIndex
+from catalog.games import GAMES
 from catalog.rules import SECTION_ZH, SECTIONS, Deck, DeckEntry, PoolCard, Violation
 from catalog.text import fold
 
@@ -510,7 +511,9 @@ def write_text(deck: Deck) -> str:
     """The deck in the DESIGN §4 text format (metadata, then 主卡组 / 额外卡组 / 备牌)."""
     lines: list[str] = []
     labels = {"name": "名称", "game": "游戏", "format": "赛制"}
-    metadata = {"name": deck.name, "game": deck.game, "format": deck.format or ""}
+    # The game by its name for people (游戏: 永恒之轮); reading accepts names and slugs alike.
+    module = GAMES.get(deck.game or "")
+    metadata = {"name": deck.name, "game": module.name if module else deck.game, "format": deck.format or ""}
     metadata |= {k: v for k, v in deck.metadata.items() if k not in metadata}
     for key, value in metadata.items():
         if value:
@@ -571,10 +574,22 @@ def adjust_line(text: str, line: int, delta: int) -> str:
 
 
 def add_card(text: str, name: str, count: int = 1, section: str = "main") -> str:
-    """Append ``count`` copies of ``name`` at the end of ``section`` (adding its header if needed)."""
+    """``count`` more copies of ``name`` in ``section``: on the line already naming it there
+    (so "3 赤晶幼龙" becomes "4 赤晶幼龙", not a second line), else a new line at the end of
+    the section (adding its header if needed)."""
     name = name.strip()
     if not name or count < 1 or section not in SECTIONS:
         return text
+    try:
+        existing = [
+            line
+            for line in parse_decklist(text).lines
+            if line.section == section and line.name and fold(line.name) == fold(name)
+        ]
+    except DecklistError:
+        existing = []
+    if existing:
+        return adjust_line(text, existing[0].line, count)
     rows = text.splitlines()
     current = "main"
     last_of: dict[str, int] = {}

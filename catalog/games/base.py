@@ -57,7 +57,8 @@ class Vocabulary:
         self.canonical: tuple[str, ...] = tuple(terms)
         self.english: dict[str, str] = dict(english or {})
         self._lookup: dict[str, str] = {}
-        for canonical, synonyms in terms.items():
+        self._synonyms: dict[str, tuple[str, ...]] = {c: tuple(words) for c, words in terms.items()}
+        for canonical, synonyms in self._synonyms.items():
             for word in (canonical, *synonyms, self.english.get(canonical, "")):
                 if word:
                     self._lookup[fold(word)] = canonical
@@ -69,6 +70,16 @@ class Vocabulary:
 
     def index(self, canonical: str) -> int:
         return self.canonical.index(canonical)
+
+    def english_name(self, canonical: str) -> str:
+        """The word in English for the English pages (``战魂`` → Soul): the declared English,
+        else the first ASCII synonym (what search accepts, ``t:soul``), else the word itself."""
+        if canonical in self.english:
+            return self.english[canonical]
+        for word in self._synonyms.get(canonical, ()):
+            if word.isascii():
+                return word[:1].upper() + word[1:]
+        return canonical
 
     def synonyms(self) -> dict[str, str]:
         """Every accepted (folded) spelling → its canonical term."""
@@ -136,6 +147,7 @@ class RarityLadder:
     codes: tuple[str, ...]
     synonyms: Mapping[str, str] = field(default_factory=dict)
     labels: Mapping[str, str] = field(default_factory=dict)
+    labels_en: Mapping[str, str] = field(default_factory=dict)  # the English pages' names
 
     def resolve(self, word: str) -> str | None:
         if word in self.codes:
@@ -152,7 +164,9 @@ class RarityLadder:
     def rank(self, code: str) -> int:
         return self.codes.index(code)
 
-    def label(self, code: str) -> str:
+    def label(self, code: str, language: str = "zh") -> str:
+        if language == "en" and code in self.labels_en:
+            return self.labels_en[code]
         return self.labels.get(code, code)
 
     def describe(self) -> str:
@@ -264,6 +278,11 @@ class GameModule:
     keywords: tuple[Keyword, ...] = ()
     # rule kind → default parameters; the first kind is the game's default (DESIGN §5)
     rule_kinds: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    # rule kind → its name for people (Chinese, English), shown where no manifest format names it
+    kind_names: ClassVar[Mapping[str, tuple[str, str]]] = {}
+    # the English names of the formats the shipped catalogue names (format names are data; an
+    # unknown one stays as written)
+    format_names_en: ClassVar[Mapping[str, str]] = {}
     # vocabularies a catalogue may extend with its own words in the manifest's [vocabulary]
     # table (attribute name → what it is called in messages); the seeds leave them open
     open_lists: ClassVar[Mapping[str, str]] = {}
@@ -297,6 +316,15 @@ class GameModule:
 
     def aliases(self) -> set[str]:
         return {self.name, self.name_en.lower(), fold(self.name)}
+
+    def kind_name(self, kind: str, language: str = "zh") -> str:
+        """A rule kind's name for people (``standard`` → 标准), else the kind itself."""
+        names = self.kind_names.get(kind)
+        return (names[1] if language == "en" else names[0]) if names else kind
+
+    def format_name(self, name: str, language: str = "zh") -> str:
+        """A format's name in the reader's language: English when this game knows it."""
+        return self.format_names_en.get(name, name) if language == "en" else name
 
     def with_vocabulary(self, vocabulary: Mapping[str, Any] | None) -> GameModule:
         """This game as one catalogue speaks it: ``rarities`` (lowest → highest) replace the

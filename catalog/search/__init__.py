@@ -15,6 +15,7 @@ from catalog.search.run import (
     SearchResult,
     hit_json,
     printing_ids_matching,
+    random_hit,
     result_json,
     search,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "SearchResult",
     "hit_json",
     "printing_ids_matching",
+    "random_hit",
     "result_json",
     "search",
 ]

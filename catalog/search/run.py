@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from random import Random
 from typing import Any
 
 from sqlalchemy import func, select
@@ -258,6 +259,21 @@ def search(
     else:
         result.hits = _hits_for_cards(session, ids, root, ctx, slugs)
     return result
+
+
+def random_hit(
+    *, session: Session, text: str, game: str | None = None, rng: Random, user_id: int | None = None
+) -> SearchHit | None:
+    """One card the query matches, drawn uniformly with ``rng`` (None when nothing matches).
+
+    Two bounded queries: the count, then the one row at a random offset."""
+    first = search(session=session, text=text, game=game, page=1, per_page=1, user_id=user_id)
+    if first.total == 0:
+        return None
+    pick = rng.randrange(first.total) + 1
+    if pick == 1:
+        return first.hits[0]
+    return search(session=session, text=text, game=game, page=pick, per_page=1, user_id=user_id).hits[0]
 
 
 def printing_ids_matching(*, session: Session, text: str, user_id: int | None, game: str | None = None) -> Any:

@@ -36,6 +36,7 @@ def test_register_logout_login(browser: Browser, live_server: str, javascript: b
         page.get_by_role("button", name=re.compile("吊销令牌")).click()
         expect(page.locator("table.tokens")).to_contain_text("已吊销")
 
+        account_nav.get_by_role("link", name="悟空").hover()  # the account menu opens on hover
         account_nav.get_by_role("button", name="退出").click()
         expect(page.locator(".flashes")).to_contain_text("已退出登录")
         expect(account_nav.get_by_role("link", name="登录")).to_be_visible()

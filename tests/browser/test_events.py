@@ -50,6 +50,7 @@ def test_a_phone_finds_its_table_and_reports(
     desk = open_page(browser, javascript=javascript)
     try:
         _sign_in(phone, live_server, player)
+        phone.locator("label.menu-button").click()  # a phone's links are behind the menu button
         phone.get_by_role("navigation", name="主导航").get_by_role("link", name="赛事").click()
         phone.get_by_role("link", name="十一月月赛").click()
         expect(phone).to_have_url(live_server + f"/events/{event_id}")

@@ -43,7 +43,9 @@ def test_want_a_card_and_share_the_lists(
         expect(page.locator(".flashes")).to_contain_text("已加入需求列表")
         expect(page).to_have_url(re.compile(r"/cards/samsara/"))
 
-        page.get_by_role("navigation", name="主导航").get_by_role("link", name="需求列表").click()
+        account = page.get_by_role("navigation", name="账号")
+        account.get_by_role("link", name="悟空").hover()  # the account menu opens on hover
+        account.get_by_role("link", name="需求列表").click()
         expect(page).to_have_url(live_server + "/wants")
         row = page.locator("table.wants tbody tr")
         expect(row).to_have_count(1)

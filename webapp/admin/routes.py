@@ -77,10 +77,10 @@ def upload_scan() -> Any:
     kept = {"game": game, "set_code": set_code, "number": number}
     upload = request.files.get("scan")
     if not number:
-        flash(_("请填写收藏编号，例如 M4-001。"))
+        flash(_("请填写收藏编号，例如 M4-001。"), "error")
         return _page(400, **kept)
     if upload is None or not upload.filename:
-        flash(_("请选择一个卡图文件（JPEG、PNG 或 WebP）。"))
+        flash(_("请选择一个卡图文件（JPEG、PNG 或 WebP）。"), "error")
         return _page(400, **kept)
     session = get_session()
     try:
@@ -95,7 +95,7 @@ def upload_scan() -> Any:
         )
     except (scans.ScanError, UnknownPrinting) as error:
         session.rollback()  # nothing of the refused upload stays (the page then reads afresh)
-        flash(_localized(error))
+        flash(_localized(error), "error")
         return _page(400, **kept)
     flash(_("卡图已上传：%(number)s", number=printing.number))
     return redirect(url_for("admin.scans_page", uploaded=printing.id))
@@ -105,5 +105,8 @@ def upload_scan() -> Any:
 @admin_required
 def remove_scan(printing_id: int) -> Any:
     removed = scans.remove_scan(session=get_session(), printing_id=printing_id)
-    flash(_("已删除这张卡图，卡面恢复为绘制的版本。") if removed else _("这张印刷没有上传的卡图。"))
+    if removed:
+        flash(_("已删除这张卡图，卡面恢复为绘制的版本。"))
+    else:
+        flash(_("这张印刷没有上传的卡图。"), "error")
     return redirect(url_for("admin.scans_page"))

@@ -156,7 +156,11 @@ PATHS["/cards"] = {
         "parameters": [
             {"name": "q", "in": "query", "schema": {"type": "string"}, "description": "查询，如 t:战魂 a:火 cost<=3"},
             {"name": "game", "in": "query", "schema": {"type": "string", "enum": list(GAMES)}},
-            {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1, "default": 1}},
+            {
+                "name": "page",
+                "in": "query",
+                "schema": {"type": "integer", "minimum": 1, "maximum": 100_000, "default": 1},
+            },
             {"name": "per_page", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE}},
         ],
         "responses": {

@@ -84,7 +84,7 @@ _ERROR = {"content": _json("Error")}
 _SECURITY: list[dict[str, list[str]]] = [{"bearerAuth": []}]
 _AUTH = {"401": {"description": "没有令牌或令牌无效 / no token, or an unknown or revoked one", **_ERROR}}
 _PAGING = [
-    {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1, "default": 1}},
+    {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100_000, "default": 1}},
     {
         "name": "per_page",
         "in": "query",

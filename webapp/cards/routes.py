@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from random import SystemRandom
 from typing import Any
 
-from flask import abort, redirect, render_template, url_for
+from flask import abort, redirect, render_template, request, url_for
 from flask_babel import gettext as _
+from flask_login import current_user
 
 from catalog import browse
-from catalog.games import GAMES
+from catalog.games import GAMES, get_game
 from catalog.games.base import FIELD_LABELS
 from catalog.models import Card
+from catalog.search import QueryError, random_hit
 from webapp.cards import bp
 from webapp.db import get_session
 from webapp.helpers import condition_choices, owned_for
@@ -106,8 +109,30 @@ def card_detail(game_slug: str, name: str) -> Any:
 
 @bp.route("/random")
 def random() -> Any:
-    card = browse.random_card(get_session())
+    """A random card: of ``game=`` when given, among the matches of ``q=`` when given."""
+    session = get_session()
+    slug = request.args.get("game", "").strip()
+    text = request.args.get("q", "").strip()[:500]
+    if slug and get_game(slug) is None:
+        abort(404, _("没有这个游戏：%(slug)s", slug=slug))
+    slug = get_game(slug).slug if slug else ""  # type: ignore[union-attr]  # checked just above: the game exists
+    if text:
+        try:
+            hit = random_hit(
+                session=session,
+                text=text,
+                game=slug or None,
+                rng=SystemRandom(),
+                user_id=current_user.id if current_user.is_authenticated else None,
+            )
+        except QueryError:
+            return redirect(url_for("cards.results", q=text, game=slug or None))  # shows what is wrong
+        if hit is None:
+            abort(404, _("没有符合这个查询的卡牌：%(query)s", query=text))
+        return redirect(url_for("cards.card_detail", game_slug=hit.game, name=hit.card.name))
+    row = browse.get_game_row(session, slug) if slug else None
+    card = browse.random_card(session, row)
     if card is None:
         abort(404, _("目录是空的：请先导入卡牌数据"))
-    game = next(g for g in browse.game_summaries(get_session()) if g.game.id == card.game_id)
+    game = next(g for g in browse.game_summaries(session) if g.game.id == card.game_id)
     return redirect(url_for("cards.card_detail", game_slug=game.game.slug, name=card.name))

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from flask import abort, render_template, request, url_for
+from flask import abort, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user
 
@@ -157,6 +157,10 @@ def results() -> Any:
             needs_sign_in=_needs_sign_in(error),
         )
         return page, 400
+    if result.total == 1 and state.page == 1 and result.hits:
+        # Exactly one card: go to it, as Scryfall does (a 302, so the query stays in the history).
+        hit = result.hits[0]
+        return redirect(url_for("cards.card_detail", game_slug=hit.game, name=hit.card.name))
     sort_locked = result.own_order
 
     def sort_url(order: str, current: SearchResult) -> str:

@@ -218,7 +218,7 @@ def _answer(result: ItemResult | None, message: str, error: LunzangError | None 
             return jsonify(body), error.status
         assert result is not None
         return jsonify({"item": result.to_json(), "message": message})
-    flash(message)
+    flash(message, "error" if error is not None else "message")
     return redirect(_back(), code=303)
 
 

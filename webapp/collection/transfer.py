@@ -16,7 +16,7 @@ import binascii
 import zlib
 from typing import Any
 
-from flask import Response, flash, redirect, render_template, request, url_for
+from flask import Response, abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
@@ -125,14 +125,28 @@ def imports() -> Any:
     return render_template("collection/imports.html", imports=found)
 
 
+@bp.get("/imports/<int:import_id>/undo")
+@login_required
+def confirm_undo(import_id: int) -> Any:
+    """The question before an undo (a page of its own, so it works without JS)."""
+    record = next(
+        (r for r in views.list_imports(session=get_session(), user_id=current_user.id) if r.id == import_id), None
+    )
+    if record is None:
+        abort(404, _("没有编号为 %(id)d 的导入", id=import_id))
+    return render_template("collection/undo.html", record=record)
+
+
 @bp.post("/imports/<int:import_id>/undo")
 @login_required
 def undo(import_id: int) -> Any:
+    if request.form.get("confirm") != "1":  # an undo is asked first (GET: the question)
+        return redirect(url_for("collection.confirm_undo", import_id=import_id), code=303)
     try:
         changes = undo_import(session=get_session(), user_id=current_user.id, import_id=import_id, now=utcnow())
     except LunzangError as error:
         get_session().rollback()
-        flash(localized(error))
+        flash(localized(error), "error")
         return redirect(url_for("collection.imports"), code=303)
     flash(_("已撤销导入 #%(id)d（%(items)d 项恢复原状）", id=import_id, items=len(changes)))
     return redirect(url_for("collection.imports"), code=303)

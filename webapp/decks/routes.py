@@ -9,17 +9,27 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Response, abort, redirect, render_template, request, url_for
+from flask import Response, abort, jsonify, redirect, render_template, request, url_for
 from flask import session as web_session
 from flask_babel import get_locale
 from flask_babel import gettext as _
 
 from catalog.decks import stats as deckstats
 from catalog.decks.check import DeckCheckError, check_decklist, format_choices
-from catalog.decks.lists import DecklistError, add_card, adjust_line, merged, remove_card, write_json, write_text
+from catalog.decks.lists import (
+    DecklistError,
+    add_card,
+    adjust_line,
+    copies_by_name,
+    merged,
+    remove_card,
+    write_json,
+    write_text,
+)
 from catalog.games import GAMES
 from catalog.images import decks as deckimages
 from catalog.rules import SECTIONS, Rulebook
+from catalog.text import fold
 from webapp.db import get_session
 from webapp.decks import bp
 from webapp.helpers import WORKING_DECK, cache_dir, safe_next, scan_dir, working_deck
@@ -85,9 +95,14 @@ def edit_working() -> Any:
     game, name = request.form.get("game", ""), request.form.get("name", "").strip()
     target = safe_next(request.form.get("next")) or url_for("decks.check")
     saved_game, text = working_deck()
-    if game in GAMES and name and (not text.strip() or saved_game == game):
+    changed = game in GAMES and bool(name) and (not text.strip() or saved_game == game)
+    if changed:
         text = remove_card(text, name) if request.form.get("action") == "remove" else add_card(text, name)
         _remember(text, game, None)
+    if request.accept_mimetypes.best == "application/json":  # the search page's script
+        copies = copies_by_name(text).get(fold(name), 0)
+        label = _("卡组中 %(n)d 张", n=copies)
+        return jsonify({"copies": copies, "label": label, "changed": changed})
     return redirect(target)
 
 

@@ -127,7 +127,7 @@ def add_to_collection(game_slug: str, code: str) -> Any:
     try:
         add_opening_once(session=session, user_id=current_user.id, opening=result, now=utcnow())
     except OpeningAlreadyAdded as error:
-        flash(error.message.en if str(get_locale()) == "en" else error.message.zh)
+        flash(error.message.en if str(get_locale()) == "en" else error.message.zh, "error")
         return redirect(back)
     count = len(result.all_cards())
     flash(ngettext("已把 %(num)d 张卡加入你的收藏。", "已把 %(num)d 张卡加入你的收藏。", count))

@@ -73,6 +73,7 @@ RARITY = RarityLadder(
         "Variant": "Special",
     },
     labels={"Common": "普通", "Uncommon": "罕见", "Rare": "稀有", "Special": "特殊"},
+    labels_en={"Common": "Common", "Uncommon": "Uncommon", "Rare": "Rare", "Special": "Special"},
 )
 
 KEYWORDS: tuple[Keyword, ...] = (
@@ -125,6 +126,9 @@ class KeyForge(GameModule):
     field_labels: ClassVar[Mapping[str, str]] = {"faction": N_("派系"), "attack": N_("战斗力"), "defense": N_("护甲")}
     # "每套牌组包含3个不同的派系" — and the published decks hold 36 cards, 12 per house.
     rule_kinds: ClassVar[Mapping[str, Mapping[str, Any]]] = {"archon": {"main_min": 36, "main_max": 36, "houses": 3}}
+
+    kind_names: ClassVar[Mapping[str, tuple[str, str]]] = {"archon": ("执政官", "Archon")}
+    format_names_en: ClassVar[Mapping[str, str]] = {"执政官": "Archon", "執政官": "Archon"}
 
     def aliases(self) -> set[str]:
         return super().aliases() | {"keyforge", "kf", "熔鑰秘境"}

@@ -81,6 +81,12 @@ class Longzhiyi(GameModule):
         "tournament": {"main_min": 60, "main_max": None, "copy_limit": 4},
     }
 
+    kind_names: ClassVar[Mapping[str, tuple[str, str]]] = {
+        "casual": ("休闲", "Casual"),
+        "tournament": ("正式比赛", "Tournament"),
+    }
+    format_names_en: ClassVar[Mapping[str, str]] = {"休閒賽": "Casual", "正式比賽": "Tournament"}
+
     def aliases(self) -> set[str]:
         return super().aliases() | {"龙之弈", "lzy"}
 

@@ -57,6 +57,8 @@ GENERIC = "无"
 RARITY = RarityLadder(
     ("C", "R", "PR", "UR", "SR"),
     labels={"C": "普通", "R": "稀有", "PR": "闪稀有", "UR": "超稀有", "SR": "特稀有"},
+    # our renderings (the publisher gives no English names): 闪 = holo, 超 = ultra, 特 = special
+    labels_en={"C": "Common", "R": "Rare", "PR": "Holo rare", "UR": "Ultra rare", "SR": "Special rare"},
 )
 
 KEYWORDS: tuple[Keyword, ...] = (
@@ -256,6 +258,9 @@ class Samsara(GameModule):
     rule_kinds: ClassVar[Mapping[str, Mapping[str, Any]]] = {
         "standard": {"main_min": 50, "main_max": 60, "copy_limit": 3, "extra_max": None}
     }
+
+    kind_names: ClassVar[Mapping[str, tuple[str, str]]] = {"standard": ("标准", "Standard")}
+    format_names_en: ClassVar[Mapping[str, str]] = {"标准": "Standard", "M8 新环境": "M8 new environment"}
 
     def aliases(self) -> set[str]:
         return super().aliases() | {"el", "eternal samsara", "永恆之輪"}

@@ -48,6 +48,7 @@ RARITY = RarityLadder(
     ("C", "U", "R", "SR"),
     synonyms={"普通": "C", "罕見": "U", "罕见": "U", "稀有": "R", "超稀有": "SR"},
     labels={"C": "普通", "U": "罕見", "R": "稀有", "SR": "超稀有"},
+    labels_en={"C": "Common", "U": "Uncommon", "R": "Rare", "SR": "Super rare"},
 )
 
 
@@ -66,6 +67,12 @@ class Zhutian(GameModule):
         "casual": {"main_min": 108, "main_max": None},
         "competitive": {"main_min": 36, "main_max": 72},
     }
+
+    kind_names: ClassVar[Mapping[str, tuple[str, str]]] = {
+        "casual": ("娱乐规则", "Casual"),
+        "competitive": ("竞技规则", "Competitive"),
+    }
+    format_names_en: ClassVar[Mapping[str, str]] = {"娛樂規則": "Casual", "競技規則": "Competitive"}
 
     def aliases(self) -> set[str]:
         return super().aliases() | {"诛天"}
