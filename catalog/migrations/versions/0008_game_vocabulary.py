@@ -1,7 +1,7 @@
 """game vocabulary: a catalogue's own rarity ladder and open-list words (manifest [vocabulary])
 
-Revision ID: 0007
-Revises: 0009 (written against 0004; re-linked after main's 0005 trading, 0006 events, 0009 catalogue version)
+Revision ID: 0008
+Revises: 0007
 Create Date: 2026-12-01 11:00:00
 """
 
@@ -9,8 +9,8 @@ from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0007'
-down_revision = '0009'
+revision = '0008'
+down_revision = '0007'
 branch_labels = None
 depends_on = None
 

@@ -1,6 +1,6 @@
 """game.catalogue_version: a token changed by every import, the key of cached card pools
 
-Revision ID: 0009
+Revision ID: 0007
 Revises: 0006
 """
 
@@ -8,8 +8,8 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
-revision = '0009'
-down_revision = '0006'  # re-linked when merged after 0005 (trading) and 0006 (events)
+revision = '0007'
+down_revision = '0006'
 branch_labels = None
 depends_on = None
 
