@@ -26,7 +26,16 @@ def kit(engine: Engine, make_user: Any, tmp_path: Path) -> Kit:
     return make_kit(engine, make_user, tmp_path, names=("alice", "bob", "carol", "dave"))
 
 
-def want(kit: Kit, who: str, number: str, quantity: int = 1, worst: str = "MP", printing: bool = False) -> None:
+def want(
+    kit: Kit,
+    who: str,
+    number: str,
+    quantity: int = 1,
+    worst: str = "MP",
+    printing: bool = False,
+    language: str | None = None,
+    finish: str | None = None,
+) -> None:
     with tx(kit.engine) as session:
         card_id = session.get(Printing, kit.pids[number]).card_id  # type: ignore[union-attr]
         set_want(
@@ -36,6 +45,8 @@ def want(kit: Kit, who: str, number: str, quantity: int = 1, worst: str = "MP", 
             printing_id=kit.pids[number] if printing else None,
             quantity=quantity,
             min_condition=worst,
+            language=language,
+            finish=finish,
             now=NOW,
         )
 
@@ -87,6 +98,50 @@ def test_private_lists_condition_printing_keep_n_and_holds(kit: Kit) -> None:
         user.lists_public = False
         session.add(user)
     assert matches(kit) == {}
+
+
+# A want for 闪 in English (issue 13 §4 "language/finish when the want says so") against one
+# partner copy in each grade: only an English foil covers it; a want naming neither takes any.
+@pytest.mark.parametrize(
+    ("language", "finish", "have", "covered"),
+    [
+        ("EN", "闪", ItemGrade("NM", "EN", "闪"), 1),
+        ("EN", "闪", ItemGrade("LP", "EN", "闪"), 1),
+        ("EN", "闪", ItemGrade("NM", "EN", "普通"), 0),
+        ("EN", "闪", ItemGrade("NM", "简中", "闪"), 0),
+        ("EN", "闪", ItemGrade("NM", "日", "普通"), 0),
+        ("EN", "闪", ItemGrade("HP", "EN", "闪"), 0),  # the condition still counts
+        ("EN", None, ItemGrade("NM", "EN", "普通"), 1),
+        ("EN", None, ItemGrade("NM", "繁中", "闪"), 0),
+        (None, "闪", ItemGrade("NM", "日", "闪"), 1),
+        (None, "闪", ItemGrade("NM", "日", "普通"), 0),
+        (None, None, ItemGrade("NM", "日", "普通"), 1),
+        (None, None, ItemGrade("MP", "繁中", "闪"), 1),
+    ],
+)
+def test_a_want_naming_language_or_finish_matches_only_such_copies(
+    kit: Kit, language: str | None, finish: str | None, have: ItemGrade, covered: int
+) -> None:
+    want(kit, "alice", "T1-002", quantity=1, language=language, finish=finish)
+    kit.stock("bob", "T1-002", 1, 1, grade=have)
+    assert matches(kit) == ({"bob": (1, 0)} if covered else {})
+    # the other way round: bob's want, alice's copy
+    want(kit, "carol", "T1-003", quantity=1, language=language, finish=finish)
+    kit.stock("alice", "T1-003", 1, 1, grade=have)
+    assert matches(kit, "alice").get("carol", (0, 0))[1] == covered
+
+
+def test_an_owned_copy_in_another_finish_does_not_cover_a_foil_want(kit: Kit) -> None:
+    want(kit, "alice", "T1-002", quantity=1, finish="闪")
+    kit.stock("alice", "T1-002", 2, 0)  # two 普通 copies: the 闪 is still missing
+    kit.stock("bob", "T1-002", 1, 1, grade=ItemGrade("NM", "简中", "闪"))
+    assert matches(kit) == {"bob": (1, 0)}
+    kit.stock("alice", "T1-002", 1, 0, grade=ItemGrade("NM", "EN", "闪"))  # now owned
+    assert matches(kit) == {}
+    want(kit, "alice", "T1-002", quantity=2, language="EN", finish="闪", printing=True)  # T1-002 exactly, 2
+    assert matches(kit) == {}  # bob's foil is 简中
+    kit.stock("dave", "T1-002", 3, 3, grade=ItemGrade("LP", "EN", "闪"))
+    assert matches(kit) == {"dave": (1, 0)}  # one owned, one missing
 
 
 def test_balance_in_rarity_points_or_the_viewers_prices(kit: Kit) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlmodel import Session
 
-from catalog.collection.grades import CONDITIONS, ItemGrade, condition_rank
+from catalog.collection.grades import CONDITIONS, ItemGrade, condition_rank, parse_grade, unknown_grade_message
 from catalog.collection.ledger import Key, lock_items, plan_targets, write_changes
 from catalog.collection.tables import CARD, GAME, ITEM, PRINTING, SET, WANT
 from catalog.errors import LunzangError, Message
@@ -36,7 +36,9 @@ class WantRow:
     number: str | None
     quantity: int
     min_condition: str
-    owned: int  # copies of the card (any printing, any grade) the user already has
+    owned: int  # copies of the card (any printing, any condition; the want's language/finish) owned
+    language: str | None = None  # None: any language
+    finish: str | None = None  # None: any finish
 
     @property
     def missing(self) -> int:
@@ -72,14 +74,21 @@ def set_want(
     printing_id: int | None = None,
     quantity: int = 1,
     min_condition: str = "MP",
+    language: str | None = None,
+    finish: str | None = None,
     now: datetime,
 ) -> WantItem | None:
     """Want ``quantity`` copies of a card (any printing) or of one printing; 0 removes the want.
 
-    One want per (card, printing): setting it again replaces the quantity and condition.
+    ``language`` / ``finish`` (any alias of grades.py's vocabularies; None or empty = any) make
+    the want insist on them: only such copies count as owned or as a match (issue 13 §4).
+    One want per (card, printing): setting it again replaces the quantity, condition, language
+    and finish (a choice: a collector who wants both a 闪 and a 普通 copy wants the card twice, a
+    case the list has never had; one row per card keeps the pages and the deck "add missing" simple).
     """
     if min_condition not in CONDITIONS:
         raise WantError(Message(f"未知的品相「{min_condition}」", f"unknown condition '{min_condition}'"))
+    language, finish = _want_grade("language", language), _want_grade("finish", finish)
     if quantity < 0 or quantity > 1000:
         raise WantError(Message("想要的数量必须在 0 到 1000 之间", "the wanted quantity must be from 0 to 1000"))
     if session.get(Card, card_id) is None:
@@ -103,9 +112,25 @@ def set_want(
     if existing is None:
         existing = WantItem(user_id=user_id, card_id=card_id, printing_id=printing_id, updated_at=now)
     existing.quantity, existing.min_condition, existing.updated_at = quantity, min_condition, now
+    existing.language, existing.finish = language, finish
     session.add(existing)
     session.flush()
     return existing
+
+
+def _want_grade(kind: str, text: str | None) -> str | None:
+    """A want's language / finish: None or empty → None (any), an alias → its value, else WantError."""
+    if text is None or not text.strip():
+        return None
+    value = parse_grade(kind, text)
+    if value is None:
+        raise WantError(unknown_grade_message(kind, text))
+    return value
+
+
+def satisfies(language: str | None, finish: str | None, grade_language: str, grade_finish: str) -> bool:
+    """Whether a copy in ``grade_language`` / ``grade_finish`` meets a want's language / finish."""
+    return (language is None or language == grade_language) and (finish is None or finish == grade_finish)
 
 
 def remove_want(*, session: Session, user_id: int, want_id: int) -> None:
@@ -118,9 +143,17 @@ def remove_want(*, session: Session, user_id: int, want_id: int) -> None:
 
 
 def update_want(
-    *, session: Session, user_id: int, want_id: int, quantity: int, min_condition: str, now: datetime
+    *,
+    session: Session,
+    user_id: int,
+    want_id: int,
+    quantity: int,
+    min_condition: str,
+    language: str | None = None,
+    finish: str | None = None,
+    now: datetime,
 ) -> WantItem | None:
-    """Change the quantity / worst condition of one of the user's wants (0 removes it).
+    """Change the quantity / worst condition / language / finish of one of the user's wants (0 removes it).
 
     Another user's (or no) want → :class:`NotFound`, with nothing changed.
     """
@@ -134,6 +167,8 @@ def update_want(
         printing_id=want.printing_id,
         quantity=quantity,
         min_condition=min_condition,
+        language=language,
+        finish=finish,
         now=now,
     )
 
@@ -151,6 +186,24 @@ def owned_by_card(session: Session, user_id: int, card_ids: list[int] | None = N
     if card_ids is not None:
         query = query.where(PRINTING.card_id.in_(card_ids))
     return {card_id: int(total) for card_id, total in session.execute(query)}
+
+
+def _owned_by_card_grade(session: Session, user_id: int, card_ids: list[int]) -> dict[int, dict[tuple[str, str], int]]:
+    """Copies owned per card and (language, finish): what a want's language/finish filters."""
+    from sqlalchemy import func
+
+    if not card_ids:
+        return {}
+    query = (
+        select(PRINTING.card_id, ITEM.language, ITEM.finish, func.sum(ITEM.quantity))
+        .join(Printing, PRINTING.id == ITEM.printing_id)
+        .where(ITEM.user_id == user_id, ITEM.quantity > 0, PRINTING.card_id.in_(sorted(set(card_ids))))
+        .group_by(PRINTING.card_id, ITEM.language, ITEM.finish)
+    )
+    out: dict[int, dict[tuple[str, str], int]] = {}
+    for card_id, language, finish, total in session.execute(query):
+        out.setdefault(card_id, {})[(language, finish)] = int(total)
+    return out
 
 
 def list_wants(*, session: Session, user_id: int) -> list[WantRow]:
@@ -173,7 +226,7 @@ def list_wants(*, session: Session, user_id: int) -> list[WantRow]:
                 .where(PRINTING.id.in_(printing_ids))
             )
         }
-    owned = owned_by_card(session, user_id, [w.card_id for w, _, _ in rows])
+    owned = _owned_by_card_grade(session, user_id, [w.card_id for w, _, _ in rows])
     out = []
     for want, name, game in rows:
         assert want.id is not None
@@ -189,7 +242,13 @@ def list_wants(*, session: Session, user_id: int) -> list[WantRow]:
                 number,
                 want.quantity,
                 want.min_condition,
-                owned.get(want.card_id, 0),
+                sum(
+                    q
+                    for (lang, fin), q in owned.get(want.card_id, {}).items()
+                    if satisfies(want.language, want.finish, lang, fin)
+                ),
+                want.language,
+                want.finish,
             )
         )
     return sorted(out, key=lambda row: _game_rank(row.game))  # stable: name order within a game

@@ -221,6 +221,8 @@ def add_missing_to_wants(
             card_id=line.card_id,
             quantity=line.missing,
             min_condition=current.min_condition if current else min_condition,
+            language=current.language if current else None,  # raising a want keeps what it insists on
+            finish=current.finish if current else None,
             now=now,
         )
         changed += 1

@@ -137,6 +137,9 @@ class WantItem(SQLModel, table=True):
     printing_id: int | None = Field(default=None, foreign_key="printing.id")  # None: any printing
     quantity: int = 1
     min_condition: str = Field(default="MP", max_length=8)  # worst acceptable
+    # Issue 13 §4: the language / finish the want insists on (grades.py vocabularies); None = any.
+    language: str | None = Field(default=None, max_length=8)
+    finish: str | None = Field(default=None, max_length=8)
     updated_at: datetime
 
 

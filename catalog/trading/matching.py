@@ -4,7 +4,9 @@ For me and every other user whose lists are public:
 - what they can give that I still miss: per want, want − owned (a printing-specific want counts
   copies of that printing, a card want copies of any printing), from their copies available for
   trade (for trade − held by their open offers) in an acceptable condition (the want's worst
-  acceptable condition or better);
+  acceptable condition or better) and, when the want names a language and/or a finish, in
+  that language/finish only: such a want's "owned" counts only copies in them too (a want for
+  闪 is not covered by a 普通 copy, neither as a match nor as owned);
 - what I can give that they still miss, the same way round.
 Keep-N is honoured: a user's copies of a printing offered beyond "total − keep N" for its rarity
 are not counted, whatever the for-trade numbers say. Ranked by the smaller side first (a
@@ -23,6 +25,7 @@ from sqlmodel import Session
 
 from catalog.collection.grades import CONDITIONS, ItemGrade, condition_rank
 from catalog.collection.tables import GAME, ITEM, PRINTING, SET, USER, WANT
+from catalog.collection.wants import satisfies
 from catalog.models import CardSet, CollectionItem, Game, Printing, WantItem
 from catalog.trading.reservation import Key, LineSpec, held_by
 
@@ -57,13 +60,15 @@ class _Want:
     printing_id: int | None
     need: int
     worst: int  # condition rank
+    language: str | None = None  # None: any
+    finish: str | None = None  # None: any
 
 
 def _wants(session: Session, user_ids: list[int] | None, card_ids: set[int] | None) -> dict[int, list[_Want]]:
     """user → wants still missing (want − owned), printing-specific ones first."""
-    query = select(WANT.user_id, WANT.card_id, WANT.printing_id, WANT.quantity, WANT.min_condition).select_from(
-        table_of_want()
-    )
+    query = select(
+        WANT.user_id, WANT.card_id, WANT.printing_id, WANT.quantity, WANT.min_condition, WANT.language, WANT.finish
+    ).select_from(table_of_want())
     if card_ids is not None:
         # By card (its index), the users filtered here: an IN over a thousand users made SQLite
         # probe the (user, card) index once per pair.
@@ -78,25 +83,28 @@ def _wants(session: Session, user_ids: list[int] | None, card_ids: set[int] | No
         return {}
     users = {r[0] for r in rows}
     cards = sorted({r[1] for r in rows})
-    by_card: dict[tuple[int, int], int] = defaultdict(int)
-    by_printing: dict[tuple[int, int], int] = defaultdict(int)
+    # (user, card or printing) → (language, finish) → copies: a want naming a language/finish
+    # counts only those, one naming neither counts them all (as before).
+    by_card: dict[tuple[int, int], dict[tuple[str, str], int]] = defaultdict(lambda: defaultdict(int))
+    by_printing: dict[tuple[int, int], dict[tuple[str, str], int]] = defaultdict(lambda: defaultdict(int))
     # Driven from the printings of these cards (index on printing_id), users filtered here: an
     # IN over a thousand users made SQLite walk every item of every one of them.
     card_of = dict(session.execute(select(PRINTING.id, PRINTING.card_id).where(PRINTING.card_id.in_(cards))).all())
     owned = session.execute(
-        select(ITEM.user_id, ITEM.printing_id, ITEM.quantity).where(
+        select(ITEM.user_id, ITEM.printing_id, ITEM.language, ITEM.finish, ITEM.quantity).where(
             ITEM.printing_id.in_(sorted(card_of)), ITEM.quantity > 0
         )
     ).all()
-    for uid, pid, q in owned:
+    for uid, pid, lang, fin, q in owned:
         if uid in users:
-            by_card[(uid, card_of[pid])] += int(q)
-            by_printing[(uid, pid)] += int(q)
+            by_card[(uid, card_of[pid])][(lang, fin)] += int(q)
+            by_printing[(uid, pid)][(lang, fin)] += int(q)
     out: dict[int, list[_Want]] = defaultdict(list)
-    for uid, card_id, pid, quantity, worst in rows:
-        have = by_printing[(uid, pid)] if pid is not None else by_card[(uid, card_id)]
+    for uid, card_id, pid, quantity, worst, language, finish in rows:
+        copies = by_printing.get((uid, pid), {}) if pid is not None else by_card.get((uid, card_id), {})
+        have = sum(n for (lang, fin), n in copies.items() if satisfies(language, finish, lang, fin))
         if quantity > have:
-            out[uid].append(_Want(card_id, pid, quantity - have, condition_rank(worst)))
+            out[uid].append(_Want(card_id, pid, quantity - have, condition_rank(worst), language, finish))
     for wants in out.values():
         wants.sort(key=lambda w: (w.printing_id is None, w.card_id))
     return out
@@ -199,6 +207,8 @@ def _cover(wants: list[_Want], by_card: dict[int, list[_Copy]]) -> list[LineSpec
                 continue
             left = copy.left - used.get(id(copy), 0)
             if left <= 0 or RANK[copy.grade.condition] > want.worst:
+                continue
+            if not satisfies(want.language, want.finish, copy.grade.language, copy.grade.finish):
                 continue
             n = min(need, left)
             used[id(copy)] = used.get(id(copy), 0) + n
