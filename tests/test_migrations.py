@@ -83,3 +83,20 @@ def test_card_search_is_derived_for_cards_imported_before_it(tmp_path: Path) -> 
         assert connection.execute(texts).all() == texts_from_importer
     assert len(from_importer) > 600
     engine.dispose()
+
+
+def test_0009_adds_and_drops_the_want_language_and_finish(tmp_path: Path) -> None:
+    """Nullable columns: wants existing before 0009 keep meaning "any language, any finish"."""
+    from alembic import command
+
+    engine = catalog_db.make_engine(f"sqlite:///{tmp_path / 'w.sqlite3'}")
+    catalog_db.upgrade(engine)
+    command.downgrade(catalog_db.alembic_config(engine), "0008")
+    with engine.connect() as connection:
+        columns = {c["name"] for c in inspect(connection).get_columns("want_item")}
+    assert "language" not in columns and "finish" not in columns and "min_condition" in columns
+    catalog_db.upgrade(engine)
+    with engine.connect() as connection:
+        found = {c["name"]: c for c in inspect(connection).get_columns("want_item")}
+        assert found["language"]["nullable"] and found["finish"]["nullable"]
+    engine.dispose()

@@ -170,3 +170,35 @@ def test_a_bad_price_list_is_refused_whole(kit: Kit, data: bytes, words: str) ->
     with pytest.raises(PriceListError) as refused, tx(kit.engine) as session:
         import_prices(session=session, user_id=kit.users["alice"], data=data)
     assert words in refused.value.message.zh
+
+
+@pytest.mark.parametrize(
+    ("language", "finish", "words"),
+    [
+        ("火星文", None, "未知的语言「火星文」"),
+        (None, "镭射", "未知的工艺「镭射」"),
+        ("EN", "foil!", "未知的工艺「foil!」"),
+    ],
+)
+def test_set_want_refuses_an_unknown_language_or_finish_and_writes_nothing(
+    kit: Kit, language: str | None, finish: str | None, words: str
+) -> None:
+    from catalog.collection.wants import WantError, list_wants
+
+    with pytest.raises(WantError) as refused:
+        want(kit, "alice", "T1-002", language=language, finish=finish)
+    assert words in refused.value.message.zh and "可用" in refused.value.message.zh
+    with Session(kit.engine) as session:
+        assert list_wants(session=session, user_id=kit.users["alice"]) == []
+
+
+def test_set_want_reads_aliases_and_list_wants_shows_them(kit: Kit) -> None:
+    from catalog.collection.wants import list_wants
+
+    want(kit, "alice", "T1-002", quantity=2, language="English", finish="foil")
+    kit.stock("alice", "T1-002", 5, 0)  # 简中 普通: none of them count
+    kit.stock("alice", "T1-002", 1, 0, grade=ItemGrade("DMG", "EN", "闪"))  # any condition counts as owned
+    with Session(kit.engine) as session:
+        (row,) = list_wants(session=session, user_id=kit.users["alice"])
+    assert (row.language, row.finish, row.owned, row.missing) == ("EN", "闪", 1, 1)
+    assert row.to_json()["language"] == "EN" and row.to_json()["finish"] == "闪"

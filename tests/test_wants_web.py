@@ -138,6 +138,8 @@ def test_want_any_printing_or_one_printing_then_edit_and_remove(sample_app: Any,
         ({"quantity": "0"}, "想要的数量至少是 1"),
         ({"quantity": "1001"}, "想要的数量必须在 0 到 1000 之间"),
         ({"min_condition": "崭新"}, "未知的品相「崭新」"),
+        ({"language": "火星文"}, "未知的语言「火星文」"),
+        ({"finish": "镭射"}, "未知的工艺「镭射」"),
     ],
 )
 def test_bad_want_input_is_explained_and_changes_nothing(
@@ -456,3 +458,49 @@ def test_wants_show_the_shortfall_and_others_never_see_a_satisfied_want(sample_a
     assert "小红帽·狼猎手" in wants and "小红帽·森林歌者" not in wants
     assert re.search(r'<span class="count">1</span>', wants)
     assert '<td class="num">1</td>' in wants  # the shortfall, not the wanted 3
+
+
+def grades_of(client: Any, user_id: int) -> list[tuple[int | None, str | None, str | None]]:
+    with Session(engine_of(client)) as session:
+        rows = session.scalars(select(WantItem).where(WantItem.user_id == user_id).order_by(WantItem.id))
+        return [(w.quantity, w.language, w.finish) for w in rows]
+
+
+def test_want_language_and_finish_round_trip_through_the_card_page_and_the_list(sample_app: Any, login: Any) -> None:
+    """Issue 13 §4: a want may name a language and a finish (任意 by default); only such copies count."""
+    client = sample_app.test_client()
+    alice = login(client, "alice")
+    card_page = client.get("/cards/samsara/小红帽·森林歌者").get_data(as_text=True)
+    form = re.search(r'<form class="inline-form want-form" method="post" action="/wants">(.*?)</form>', card_page, re.S)
+    assert form, "no want form"
+    body = form.group(1)
+    assert (
+        '<select id="want-language" name="language">' in body and '<option value="" selected>任意语言</option>' in body
+    )
+    assert '<select id="want-finish" name="finish">' in body and '<option value="" selected>任意工艺</option>' in body
+    assert '<option value="EN">EN</option>' in body and '<option value="闪">闪卡</option>' in body
+    # the defaults (empty selects) keep today's "any" want
+    assert add_want(client, quantity=1, language="", finish="").status_code == 302
+    assert grades_of(client, alice.id) == [(1, None, None)]
+    assert add_want(client, quantity=2, language="EN", finish="闪").status_code == 302  # replaces it
+    assert grades_of(client, alice.id) == [(2, "EN", "闪")]
+    give(client, alice.id, "M4", "M4-001", 3)  # three 简中 普通 copies: not what the want asks for
+    page = client.get("/wants").get_data(as_text=True)
+    ((want_id, row),) = re.findall(r'<tr id="want-(\d+)">(.*?)</tr>', page, re.S)
+    assert '<td class="num">0</td>' in row and '<td class="num missing">2</td>' in row
+    assert '任意印刷 · <span class="want-language">EN</span> · <span class="want-finish">闪卡</span>' in row
+    assert '<option value="EN" selected>EN</option>' in row and '<option value="闪" selected>闪卡</option>' in row
+    give(client, alice.id, "M4", "M4-001", 1, grade=ItemGrade("LP", "EN", "闪"))
+    row = client.get("/wants").get_data(as_text=True).split(f'id="want-{want_id}"', 1)[1]
+    assert '<td class="num missing">1</td>' in row  # the English foil counts
+    # the list's form changes them (English name in the English interface is the i18n tests' job)
+    data = {"quantity": 2, "min_condition": "MP", "language": "", "finish": "普通"}
+    assert client.post(f"/wants/{want_id}", data=data).status_code == 302
+    assert grades_of(client, alice.id) == [(2, None, "普通")]
+    row = client.get("/wants").get_data(as_text=True).split(f'id="want-{want_id}"', 1)[1]
+    assert '<td class="num missing satisfied">已齐</td>' in row  # three 普通 copies cover two
+    bad = client.post(f"/wants/{want_id}", data={**data, "language": "克林贡语"})
+    assert bad.status_code == 400 and "未知的语言「克林贡语」" in bad.get_data(as_text=True)
+    assert grades_of(client, alice.id) == [(2, None, "普通")]  # nothing written
+    assert client.post(f"/wants/{want_id}", data={"quantity": 2, "min_condition": "MP"}).status_code == 302
+    assert grades_of(client, alice.id) == [(2, None, None)]  # a form without them: any

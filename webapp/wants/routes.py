@@ -90,6 +90,8 @@ def add_want() -> Any:
             printing_id=printing_id or None,
             quantity=quantity,
             min_condition=request.form.get("min_condition", "MP"),
+            language=request.form.get("language") or None,  # "" (任意) = any
+            finish=request.form.get("finish") or None,
             now=utcnow(),
         )
     except want_lists.NotFound as failure:
@@ -113,6 +115,8 @@ def update_want(want_id: int) -> Any:
             want_id=want_id,
             quantity=quantity,
             min_condition=request.form.get("min_condition", "MP"),
+            language=request.form.get("language") or None,  # "" (任意) = any
+            finish=request.form.get("finish") or None,
             now=utcnow(),
         )
     except want_lists.NotFound as failure:
