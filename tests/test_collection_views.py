@@ -181,3 +181,15 @@ def test_saved_decks_ownership_and_missing_to_wants(sample_catalogue: Engine, al
         assert [d.id for d in list_decks(session=session, user_id=alice)] == [deck.id]
         delete_deck(session=session, user_id=alice, deck_id=deck.id)
         assert list_decks(session=session, user_id=alice) == []
+
+
+def test_raising_a_want_from_a_deck_keeps_its_language_and_finish(sample_catalogue: Engine, alice: int) -> None:
+    """Issue 13 §4: "add missing to wants" raises the quantity of a 闪 want, it does not widen it to any finish."""
+    with catalog_db.transaction(sample_catalogue) as session:
+        card_id = find_card(session=session, game="samsara", name="小红帽·森林歌者").id
+        assert card_id is not None
+        set_want(session=session, user_id=alice, card_id=card_id, quantity=1, finish="闪", language="EN", now=NOW)
+        deck = save_deck(session=session, user_id=alice, game="samsara", name="闪", text="3 小红帽·森林歌者\n", now=NOW)
+        assert add_missing_to_wants(session=session, user_id=alice, deck=deck, now=NOW) == 1
+        (row,) = list_wants(session=session, user_id=alice)
+        assert (row.quantity, row.language, row.finish) == (3, "EN", "闪")
