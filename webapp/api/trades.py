@@ -336,7 +336,15 @@ PATHS["/trades"] = {
     "get": {
         "summary": "My trades, newest change first",
         "security": _AUTH,
-        "parameters": [{"name": "status", "in": "query", "schema": {"type": "string", "enum": list(STATUS_FILTERS)}}],
+        "parameters": [
+            {
+                "name": "status",
+                "in": "query",
+                # empty (a form's "all") is no filter, as when the parameter is left out
+                "schema": {"type": "string", "enum": [*STATUS_FILTERS, ""]},
+                "description": "empty or absent: every status",
+            }
+        ],
         "responses": {
             "200": {
                 "description": "My trades (without their timelines)",
