@@ -248,6 +248,8 @@ def test_the_default_request_limit_is_above_the_scan_cap(sample_app: Any) -> Non
         ({"set": "M4", "number": "M4-001", "delta": "1"}, 400, "bad_request"),
         ({"set": "M4", "number": "M4-001", "delta": True}, 400, "bad_request"),
         ({"set": "M4", "number": "M4-001", "delta": 10**9}, 400, "bad_request"),
+        ({"set": "M4", "number": "M4-001", "delta": 1.5}, 400, "bad_request"),
+        ({"set": "M4", "number": "M4-001", "delta": 1e9}, 400, "bad_request"),
         ({"number": "M4-001", "delta": 1}, 400, "bad_request"),
         ({"set": "M4", "number": "M4-001", "delta": 1, "condition": "shiny"}, 400, "bad_grade"),
         ({"set": "M4", "number": "M4-001", "delta": 1, "language": 3}, 400, "bad_request"),
@@ -268,6 +270,14 @@ def test_bad_changes_are_refused_and_change_nothing(
     assert error["code"] == code and error["message"] and error["message_en"]
     after = table_counts(get_engine(sample_app))
     assert {k: v for k, v in after.items() if k != "api_token"} == {k: v for k, v in before.items() if k != "api_token"}
+
+
+def test_an_integral_json_number_is_an_integer(sample_app: Any, alice: Any) -> None:
+    """JSON Schema (the document's "integer") counts 2.0 as an integer: the server takes it as 2."""
+    client, (user_id, headers) = sample_app.test_client(), alice
+    response = change(client, headers, "M4-001", 2.0)  # type: ignore[arg-type]
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["quantity"] == 2 and quantity(sample_app, user_id, "M4-001") == 2
 
 
 def test_not_json_is_400(sample_app: Any, alice: Any) -> None:

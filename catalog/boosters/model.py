@@ -278,6 +278,8 @@ def parse_int(raw: Any, *, what_zh: str, what_en: str, error: type[BoosterError]
         raise _fail(error, f"{what_zh}应是整数", f"{what_en} must be a whole number")
     if isinstance(raw, int):
         return raw
+    if isinstance(raw, float) and raw.is_integer() and abs(raw) < 2**63:
+        return int(raw)  # JSON's 2.0 is a whole number (JSON Schema counts it an integer)
     text = str(raw).strip()
     if re.fullmatch(r"[+-]?\d{1,40}", text):
         return int(text)

@@ -47,6 +47,9 @@ def main() -> int:
             server.wait_healthy()
             command = [
                 str(Path(sys.executable).with_name("schemathesis")),
+                # per-operation: which answers a schema-valid request may get (see the file)
+                "--config-file",
+                str(Path(__file__).with_name("schemathesis.toml")),
                 "run",
                 f"{server.url}/api/v1/openapi.json",
                 "--header",

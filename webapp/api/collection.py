@@ -108,6 +108,8 @@ def change_collection_item() -> Any:
     if not set_code or not number:
         raise _bad("缺少 set（系列代号）或 number（收藏编号）", "'set' and 'number' are required")
     delta = body.get("delta")
+    if isinstance(delta, float) and delta.is_integer() and abs(delta) <= MAX_DELTA:
+        delta = int(delta)  # JSON Schema counts -187.0 as an integer (the document says integer)
     if isinstance(delta, bool) or not isinstance(delta, int):
         raise _bad(
             f"delta 必须是 -{MAX_DELTA} 到 {MAX_DELTA} 之间的整数", f"delta must be a whole number within ±{MAX_DELTA}"

@@ -94,6 +94,24 @@ SCHEMAS["Verdict"] = {
         "deck": {"type": "object", "description": "the resolved deck as DESIGN §4 JSON (canonical names)"},
     },
 }
+_DECK_LINE = {
+    "type": "object",
+    "required": ["card", "count"],
+    "properties": {"card": {"type": "string"}, "count": {"type": "integer", "minimum": 1}},
+}
+_DECK_SECTIONS = {s: {"type": "array", "items": _DECK_LINE} for s in ("main", "extra", "side")}
+# What _decklist_text reads from a JSON body: an envelope with `decklist` (text or a JSON deck), or
+# a DESIGN §4 JSON deck itself (one of main / extra / side present); anything else is 400.
+SCHEMAS["DeckCheckRequest"] = {
+    "type": "object",
+    "properties": {
+        "decklist": {"type": ["string", "object"], "description": "卡组文本或 JSON 卡组"},
+        "game": {"type": "string"},
+        "format": {"type": "string"},
+        **_DECK_SECTIONS,
+    },
+    "anyOf": [{"required": ["decklist"]}, {"required": ["main"]}, {"required": ["extra"]}, {"required": ["side"]}],
+}
 PATHS["/decks/check"] = {
     "post": {
         "summary": "Check a deck's legality (DESIGN §5): every problem at once",
@@ -109,7 +127,7 @@ PATHS["/decks/check"] = {
         "requestBody": {
             "required": True,
             "content": {
-                "application/json": {"schema": {"type": "object"}},
+                "application/json": {"schema": {"$ref": "#/components/schemas/DeckCheckRequest"}},
                 "text/plain": {"schema": {"type": "string"}},
             },
         },

@@ -102,6 +102,11 @@ SCHEMAS["PackOpenRequest"] = {
         },
     },
     "description": "Give exactly one of packs and boxes.",
+    # exactly one of the two (the server answers 400 bad_count to both or neither)
+    "oneOf": [
+        {"required": ["packs"], "not": {"required": ["boxes"]}},
+        {"required": ["boxes"], "not": {"required": ["packs"]}},
+    ],
 }
 SCHEMAS["PackOpening"] = {
     "type": "object",

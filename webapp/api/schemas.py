@@ -159,7 +159,11 @@ PATHS["/collection/import"] = {
             "content": {
                 "text/csv": {"schema": {"type": "string"}},
                 "multipart/form-data": {
-                    "schema": {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}}}
+                    "schema": {
+                        "type": "object",
+                        "required": ["file"],
+                        "properties": {"file": {"type": "string", "contentMediaType": "text/csv"}},
+                    }
                 },
             },
         },

@@ -77,6 +77,8 @@ def _text(body: dict[str, Any], key: str) -> str:
 
 def _version(body: dict[str, Any]) -> int:
     version = body.get("version")
+    if isinstance(version, float) and version.is_integer() and 1 <= version <= 2**31 - 1:
+        version = int(version)  # JSON Schema counts 3.0 as an integer (the document says integer)
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
         raise ApiError(
             400,
@@ -320,7 +322,10 @@ PATHS["/trades"] = {
     "post": {
         "summary": "Propose a trade: the proposer's copies are held at once",
         "security": _AUTH,
-        "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/TradeOffer"}}}},
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TradeOffer"}}},
+        },
         "responses": {
             "201": {"description": "The new trade (version 1)", **_TRADE},
             "400": {"description": "Bad input (yourself, quantities, unknown card)", **_ERROR},
@@ -331,8 +336,32 @@ PATHS["/trades"] = {
     "get": {
         "summary": "My trades, newest change first",
         "security": _AUTH,
-        "parameters": [{"name": "status", "in": "query", "schema": {"type": "string", "enum": list(STATUS_FILTERS)}}],
-        "responses": {"200": {"description": "{trades: [Trade]}"}, "401": {"description": "No token", **_ERROR}},
+        "parameters": [
+            {
+                "name": "status",
+                "in": "query",
+                # empty (a form's "all") is no filter, as when the parameter is left out
+                "schema": {"type": "string", "enum": [*STATUS_FILTERS, ""]},
+                "description": "empty or absent: every status",
+            }
+        ],
+        "responses": {
+            "200": {
+                "description": "My trades (without their timelines)",
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "type": "object",
+                            "required": ["trades"],
+                            "properties": {
+                                "trades": {"type": "array", "items": {"$ref": "#/components/schemas/Trade"}}
+                            },
+                        }
+                    }
+                },
+            },
+            "401": {"description": "No token", **_ERROR},
+        },
     },
 }
 PATHS["/trades/{trade_id}"] = {
@@ -352,13 +381,34 @@ _ACTIONS = {
     "received": ("Mail: I received the other side's cards (they move now; idempotent)", False),
     "dispute": ("Dispute an accepted or completed trade {message}", False),
 }
+
+
+def _action_body(name: str, versioned: bool) -> dict[str, Any]:
+    """The body an action reads: counter/accept need ``version`` (so a body), the others take an
+    optional ``{message}`` (sent/received read nothing)."""
+    properties: dict[str, Any] = {}
+    if versioned:
+        properties["version"] = {"type": "integer", "minimum": 1, "description": "the version you saw"}
+    if name == "counter":
+        properties |= {
+            "give": {"type": "array", "items": {"$ref": "#/components/schemas/TradeLineIn"}},
+            "get": {"type": "array", "items": {"$ref": "#/components/schemas/TradeLineIn"}},
+        }
+    if name in ("counter", "decline", "cancel", "dispute"):
+        properties["message"] = {"type": "string", "maxLength": 1000}
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if versioned:
+        schema["required"] = ["version"]
+    return {"required": versioned, "content": {"application/json": {"schema": schema}}}
+
+
 for _name, (_summary, _versioned) in _ACTIONS.items():
     PATHS[f"/trades/{{trade_id}}/{_name}"] = {
         "post": {
             "summary": _summary,
             "security": _AUTH,
             "parameters": _ID,
-            "requestBody": {"content": {"application/json": {"schema": {"type": "object"}}}},
+            "requestBody": _action_body(_name, _versioned),
             "responses": {
                 "200": {"description": "The trade after the action", **_TRADE},
                 "400": {"description": "Bad input", **_ERROR},
