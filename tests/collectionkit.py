@@ -48,7 +48,7 @@ def snapshot(session: Session, user_id: int) -> dict[tuple[int, str, str, str], 
     return {(i.printing_id, i.condition, i.language, i.finish): (i.quantity, i.for_trade) for i in rows}
 
 
-def committed_user(engine: Engine, make_user, name: str = "alice") -> int:  # type: ignore[no-untyped-def]
+def committed_user(engine: Engine, make_user, name: str = "alice") -> int:
     """A user committed in ``engine``'s database; returns the id."""
     with Session(engine) as session, session.begin():
         user: User = make_user(session, name)

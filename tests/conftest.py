@@ -182,7 +182,7 @@ def sample_catalogue(engine: Engine) -> Engine:
 
 
 @pytest.fixture
-def app(database_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
+def app(database_url: str, tmp_path: Path):
     from webapp import create_app
 
     application = create_app(
@@ -203,30 +203,30 @@ def app(database_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def client(app):  # type: ignore[no-untyped-def]
+def client(app):
     return app.test_client()
 
 
 @pytest.fixture
-def runner(app):  # type: ignore[no-untyped-def]
+def runner(app):
     return app.test_cli_runner()
 
 
 @pytest.fixture
-def sample_app(app, sample_catalogue):  # type: ignore[no-untyped-def]
+def sample_app(app, sample_catalogue):
     """The web app over a database holding the sample catalogue."""
     return app
 
 
 @pytest.fixture
-def csrf_app(app):  # type: ignore[no-untyped-def]
+def csrf_app(app):
     """The app with CSRF protection on, as in production (checked per request, so a flag suffices)."""
     app.config["WTF_CSRF_ENABLED"] = True
     return app
 
 
 @pytest.fixture
-def csrf_client(csrf_app):  # type: ignore[no-untyped-def]
+def csrf_client(csrf_app):
     return csrf_app.test_client()
 
 
@@ -256,13 +256,13 @@ def _make_user(
 
 
 @pytest.fixture
-def make_user():  # type: ignore[no-untyped-def]
+def make_user():
     """``make_user(session, "bob", role="organizer", lists_public=True) -> User`` (flushes only)."""
     return _make_user
 
 
 @pytest.fixture
-def login():  # type: ignore[no-untyped-def]
+def login():
     """``login(client, username="alice", role="user") -> User``: the user (created, committed,
     in the client app's database, unless the name exists) and ``client`` signed in as them.
 
@@ -271,7 +271,7 @@ def login():  # type: ignore[no-untyped-def]
     detached: read its attributes, or load it again in your own session to change it.
     """
 
-    def sign_in(client, username: str = "alice", role: str = "user", **fields):  # type: ignore[no-untyped-def]
+    def sign_in(client, username: str = "alice", role: str = "user", **fields):
         from catalog.accounts import get_user_by_name
         from webapp.db import get_engine
 

@@ -275,7 +275,7 @@ def test_bad_changes_are_refused_and_change_nothing(
 def test_an_integral_json_number_is_an_integer(sample_app: Any, alice: Any) -> None:
     """JSON Schema (the document's "integer") counts 2.0 as an integer: the server takes it as 2."""
     client, (user_id, headers) = sample_app.test_client(), alice
-    response = change(client, headers, "M4-001", 2.0)  # type: ignore[arg-type]
+    response = change(client, headers, "M4-001", 2.0)
     assert response.status_code == 200, response.get_json()
     assert response.get_json()["quantity"] == 2 and quantity(sample_app, user_id, "M4-001") == 2
 

@@ -32,14 +32,14 @@ def _auth(token: str) -> dict[str, str]:
 def _event(app: Any, organiser_id: int | None = None) -> int:
     with app.app_context(), Session(get_engine()) as session, session.begin():
         event = make_event(session, organizer_id=organiser_id)
-        return int(event.id)  # type: ignore[arg-type]
+        return int(event.id)
 
 
 def test_register_pair_report_and_read_through_the_api(sample_app: Any, make_user: Any) -> None:
     client = sample_app.test_client()
     shop = _token(sample_app, make_user, "shop", "organizer")
     with sample_app.app_context(), Session(get_engine()) as session:
-        shop_id = get_user_by_name(session=session, username="shop").id  # type: ignore[union-attr]
+        shop_id = get_user_by_name(session=session, username="shop").id
     event_id = _event(sample_app, shop_id)
     deck = legal_samsara_list(get_engine(sample_app))
     tokens = {name: _token(sample_app, make_user, name) for name in ("alice", "bob", "carol", "dave")}

@@ -120,7 +120,7 @@ def test_matches_through_the_api(client: Any, kit: Kit) -> None:
     from catalog.models import Printing
 
     with Session(kit.engine) as session, session.begin():
-        card_id = session.get(Printing, kit.pids["T1-005"]).card_id  # type: ignore[union-attr]
+        card_id = session.get(Printing, kit.pids["T1-005"]).card_id
         set_want(session=session, user_id=kit.users["alice"], card_id=card_id, quantity=1, now=NOW)
     r = client.get("/api/v1/trades/matches", headers=headers(kit, "alice"))
     assert r.status_code == 200

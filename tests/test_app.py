@@ -27,7 +27,7 @@ def test_default_database_is_sqlite_in_the_instance_folder(monkeypatch: pytest.M
     assert app.config["DATABASE_URL"] == f"sqlite:///{app.instance_path}/lunzang.sqlite3"
 
 
-def test_a_database_without_tables_gets_a_clear_503(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_database_without_tables_gets_a_clear_503(tmp_path) -> None:
     app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path / 'empty.sqlite3'}", "SECRET_KEY": "t", "TESTING": True})
     client = app.test_client()
     for path in ("/", "/cards?q=swk", "/decks?game=samsara&list=1%20x"):

@@ -17,7 +17,7 @@ PASSWORD = "correct horse battery"
 
 def all_users(app: Any) -> list[User]:
     with Session(get_engine(app)) as session:
-        return list(session.exec(select(User).order_by(User.id)))  # type: ignore[arg-type]
+        return list(session.exec(select(User).order_by(User.id)))
 
 
 def test_create_reads_the_password_from_stdin(app: Any, runner: Any) -> None:

@@ -195,7 +195,7 @@ def test_posts_without_csrf_token_are_refused_and_change_nothing(
 ) -> None:
     alice = login(csrf_client, "alice")
     with Session(get_engine(csrf_app)) as session, session.begin():
-        accounts.issue_token(session=session, user=session.get(User, alice.id), name="keep", now=alice.created_at)  # type: ignore[arg-type]
+        accounts.issue_token(session=session, user=session.get(User, alice.id), name="keep", now=alice.created_at)
     before = table_counts(get_engine(csrf_app))
     response = csrf_client.post(path, data=form)
     assert response.status_code == 400

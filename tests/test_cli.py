@@ -14,7 +14,7 @@ from tests.helpers import table_counts
 from tests.test_import import write_folder
 
 
-def test_init_db_with_sample_imports_once(runner, engine: Engine) -> None:  # type: ignore[no-untyped-def]
+def test_init_db_with_sample_imports_once(runner, engine: Engine) -> None:
     result = runner.invoke(args=["init-db", "--with-sample"])
     assert result.exit_code == 0, result.output
     assert "导入完成" in result.output
@@ -25,7 +25,7 @@ def test_init_db_with_sample_imports_once(runner, engine: Engine) -> None:  # ty
     assert table_counts(engine) == counts
 
 
-def test_import_summary_and_dry_run(runner, engine: Engine) -> None:  # type: ignore[no-untyped-def]
+def test_import_summary_and_dry_run(runner, engine: Engine) -> None:
     dry = runner.invoke(args=["import", "--dry-run", str(SAMPLE / "longzhiyi")])
     assert dry.exit_code == 0, dry.output
     assert "试运行" in dry.output and "卡牌：新增 50" in dry.output
@@ -35,7 +35,7 @@ def test_import_summary_and_dry_run(runner, engine: Engine) -> None:  # type: ig
     assert table_counts(engine)["card"] == 50
 
 
-def test_import_errors_exit_1_and_write_nothing(runner, engine: Engine, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_import_errors_exit_1_and_write_nothing(runner, engine: Engine, tmp_path: Path) -> None:
     folder = write_folder(tmp_path, ["T1,T1-009,甲,XR,战魂,,火,1火,1,1,,,"])
     before = table_counts(engine)
     result = runner.invoke(args=["import", str(folder)])
@@ -68,7 +68,7 @@ def test_bad_database_url_is_one_clear_line(tmp_path: Path) -> None:
     assert "Traceback" not in missing.stderr + refused.stderr
 
 
-def test_synth_writes_an_importable_catalogue(runner, engine: Engine, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_synth_writes_an_importable_catalogue(runner, engine: Engine, tmp_path: Path) -> None:
     result = runner.invoke(args=["demo", "synth", "--printings", "1200", "--out", str(tmp_path / "a")])
     assert result.exit_code == 0, result.output
     runner.invoke(args=["demo", "synth", "--printings", "1200", "--out", str(tmp_path / "b")])

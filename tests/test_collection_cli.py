@@ -15,7 +15,7 @@ from webapp.db import get_engine
 HEADER = "set,number,name,quantity,condition,language,finish,for_trade\n"
 
 
-def _setup(app, make_user, tmp_path: Path, body: str, encoding: str = "utf-8") -> tuple[int, Path]:  # type: ignore[no-untyped-def]
+def _setup(app, make_user, tmp_path: Path, body: str, encoding: str = "utf-8") -> tuple[int, Path]:
     with app.app_context():
         user_id = committed_user(get_engine(), make_user, "Alice")
     path = tmp_path / "mine.csv"
@@ -23,7 +23,7 @@ def _setup(app, make_user, tmp_path: Path, body: str, encoding: str = "utf-8") -
     return user_id, path
 
 
-def test_import_dry_run_then_real_then_export_and_undo(sample_app, runner, make_user, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_import_dry_run_then_real_then_export_and_undo(sample_app, runner, make_user, tmp_path: Path) -> None:
     user_id, path = _setup(
         sample_app, make_user, tmp_path, "\ufeff" + HEADER + "M4,M4-001,,2,,,,1\nM4,M4-002,,1,LP,英文,闪,\n"
     )
@@ -56,7 +56,7 @@ def test_import_dry_run_then_real_then_export_and_undo(sample_app, runner, make_
         assert owned(session, user_id, pid) == (0, 0)
 
 
-def test_import_errors_are_listed_with_file_line_column(sample_app, runner, make_user, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_import_errors_are_listed_with_file_line_column(sample_app, runner, make_user, tmp_path: Path) -> None:
     _user, path = _setup(sample_app, make_user, tmp_path, HEADER + "M4,M4-999,,1,,,,\nM4,M4-001,,1,shiny,,,\n", "gbk")
     with sample_app.app_context():
         before = table_counts(get_engine())
@@ -72,7 +72,7 @@ def test_import_errors_are_listed_with_file_line_column(sample_app, runner, make
         assert table_counts(get_engine()) == before
 
 
-def test_unknown_user_and_binary_file(sample_app, runner, make_user, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_user_and_binary_file(sample_app, runner, make_user, tmp_path: Path) -> None:
     _user, path = _setup(sample_app, make_user, tmp_path, HEADER)
     result = runner.invoke(args=["collection", "export", "nobody"])
     assert result.exit_code == 2 and "nobody" in result.output

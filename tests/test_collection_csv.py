@@ -113,11 +113,11 @@ def test_decode_refuses_large_and_binary_files(data: bytes, fragment: str) -> No
 
 
 @pytest.fixture
-def alice(sample_catalogue: Engine, make_user) -> int:  # type: ignore[no-untyped-def]
+def alice(sample_catalogue: Engine, make_user) -> int:
     return committed_user(sample_catalogue, make_user)
 
 
-def _import(engine: Engine, user_id: int, text: str | bytes, **options) -> object:  # type: ignore[no-untyped-def]
+def _import(engine: Engine, user_id: int, text: str | bytes, **options) -> object:
     data = text.encode() if isinstance(text, str) else text
     with catalog_db.transaction(engine) as session:
         return import_collection(session=session, user_id=user_id, data=data, filename="c.csv", now=NOW, **options)
@@ -132,7 +132,7 @@ def test_import_add_merges_identical_rows_and_resolves_every_way(sample_catalogu
         + "M4,M4-003,,3,,,,\n"
     )
     report = _import(sample_catalogue, alice, text)
-    assert (report.rows, report.merged, report.lines_added, report.cards_added) == (4, 1, 3, 7)  # type: ignore[attr-defined]
+    assert (report.rows, report.merged, report.lines_added, report.cards_added) == (4, 1, 3, 7)
     with Session(sample_catalogue) as session:
         assert owned(session, alice, printing_id(session, "M4", "M4-001")) == (3, 1)
         assert owned(session, alice, printing_id(session, "M4", "M4-002"), ItemGrade("LP", "EN", "闪")) == (1, 0)
@@ -141,7 +141,7 @@ def test_import_add_merges_identical_rows_and_resolves_every_way(sample_catalogu
     again = _import(sample_catalogue, alice, text)
     with Session(sample_catalogue) as session:
         assert owned(session, alice, printing_id(session, "M4", "M4-001")) == (6, 2)
-    assert again.lines_changed == 3  # type: ignore[attr-defined]
+    assert again.lines_changed == 3
 
 
 def test_deckbox_headers_and_gbk(sample_catalogue: Engine, alice: int) -> None:
@@ -151,7 +151,7 @@ def test_deckbox_headers_and_gbk(sample_catalogue: Engine, alice: int) -> None:
         "1,小红帽·狼猎手,M4,M4-002,Played,English,foil\n"
     )
     report = _import(sample_catalogue, alice, text.encode("gbk"))
-    assert report.preset == "deckbox" and report.cards_added == 3  # type: ignore[attr-defined]
+    assert report.preset == "deckbox" and report.cards_added == 3
     with Session(sample_catalogue) as session:
         assert owned(session, alice, printing_id(session, "M4", "M4-002"), ItemGrade("MP", "EN", "闪")) == (1, 0)
 
@@ -201,9 +201,9 @@ def test_all_errors_are_reported_at_once(sample_catalogue: Engine, alice: int) -
 def test_dry_run_reports_and_writes_nothing(sample_catalogue: Engine, alice: int) -> None:
     before = table_counts(sample_catalogue)
     report = _import(sample_catalogue, alice, HEADER + "M4,M4-001,,2,,,,\n", dry_run=True)
-    assert report.dry_run and report.import_id is None and report.cards_added == 2  # type: ignore[attr-defined]
-    assert report.changes[0]["name"] == "小红帽·森林歌者" and report.changes[0]["after"] == 2  # type: ignore[attr-defined]
-    json.dumps(report.to_json())  # type: ignore[attr-defined]
+    assert report.dry_run and report.import_id is None and report.cards_added == 2
+    assert report.changes[0]["name"] == "小红帽·森林歌者" and report.changes[0]["after"] == 2
+    json.dumps(report.to_json())
     assert table_counts(sample_catalogue) == before
 
 
@@ -212,8 +212,8 @@ def test_replace_makes_the_file_the_collection_and_reimporting_an_export_changes
 ) -> None:
     _import(sample_catalogue, alice, HEADER + "M4,M4-001,,2,,,,1\nM4,M4-002,,1,LP,EN,闪,0\nM4,M4-003,,5,,,,\n")
     report = _import(sample_catalogue, alice, HEADER + "M4,M4-001,,3,,,,\nM4,M4-004,,1,,,,\n", mode="replace")
-    assert (report.lines_added, report.lines_changed, report.lines_removed) == (1, 1, 2)  # type: ignore[attr-defined]
-    assert {c["number"] for c in report.changes} == {"M4-001", "M4-002", "M4-003", "M4-004"}  # type: ignore[attr-defined]
+    assert (report.lines_added, report.lines_changed, report.lines_removed) == (1, 1, 2)
+    assert {c["number"] for c in report.changes} == {"M4-001", "M4-002", "M4-003", "M4-004"}
     with Session(sample_catalogue) as session:
         assert sorted(snapshot(session, alice).values()) == [(1, 0), (3, 0)]
         exported = export_collection(session=session, user_id=alice)
@@ -224,7 +224,7 @@ def test_replace_makes_the_file_the_collection_and_reimporting_an_export_changes
     counts = table_counts(sample_catalogue)
     for text in (exported, deckbox):
         again = _import(sample_catalogue, alice, text, mode="replace")
-        assert not again.changed  # type: ignore[attr-defined]
+        assert not again.changed
     with Session(sample_catalogue) as session:
         assert snapshot(session, alice) == before
     counts["collection_import"] += 2  # the two no-op imports are recorded, with no ledger rows
@@ -237,28 +237,28 @@ def test_undo_an_import(sample_catalogue: Engine, alice: int) -> None:
         adjust(session=session, user_id=alice, printing_id=pid, delta=1, reason="manual", now=NOW)
     first = _import(sample_catalogue, alice, HEADER + "M4,M4-001,,2,,,,1\nM4,M4-003,,1,,,,\n")
     with catalog_db.transaction(sample_catalogue) as session:
-        changes = undo_import(session=session, user_id=alice, import_id=first.import_id, now=NOW)  # type: ignore[attr-defined]
+        changes = undo_import(session=session, user_id=alice, import_id=first.import_id, now=NOW)
         assert len(changes) == 2
         assert owned(session, alice, pid) == (1, 0)
-        record = session.get(CollectionImport, first.import_id)  # type: ignore[attr-defined]
+        record = session.get(CollectionImport, first.import_id)
         assert record is not None and record.undone_at == NOW
     with pytest.raises(ImportNotFound), catalog_db.transaction(sample_catalogue) as session:
-        undo_import(session=session, user_id=alice, import_id=first.import_id, now=NOW)  # type: ignore[attr-defined]
+        undo_import(session=session, user_id=alice, import_id=first.import_id, now=NOW)
 
 
-def test_undo_is_refused_when_cards_were_removed_since(sample_catalogue: Engine, alice: int, make_user) -> None:  # type: ignore[no-untyped-def]
+def test_undo_is_refused_when_cards_were_removed_since(sample_catalogue: Engine, alice: int, make_user) -> None:
     report = _import(sample_catalogue, alice, HEADER + "M4,M4-001,,2,,,,\n")
     with catalog_db.transaction(sample_catalogue) as session:
         pid = printing_id(session, "M4", "M4-001")
         adjust(session=session, user_id=alice, printing_id=pid, delta=-2, reason="manual", now=NOW)
     before = table_counts(sample_catalogue)
     with pytest.raises(NegativeQuantity) as caught, catalog_db.transaction(sample_catalogue) as session:
-        undo_import(session=session, user_id=alice, import_id=report.import_id, now=NOW)  # type: ignore[attr-defined]
+        undo_import(session=session, user_id=alice, import_id=report.import_id, now=NOW)
     assert "未作任何改动" in caught.value.message.zh
     assert table_counts(sample_catalogue) == before
     bob = committed_user(sample_catalogue, make_user, "bob")
     with pytest.raises(ImportNotFound), catalog_db.transaction(sample_catalogue) as session:
-        undo_import(session=session, user_id=bob, import_id=report.import_id, now=NOW)  # type: ignore[attr-defined]
+        undo_import(session=session, user_id=bob, import_id=report.import_id, now=NOW)
 
 
 def test_a_set_code_in_two_games_needs_the_game_column(sample_catalogue: Engine, alice: int) -> None:
@@ -274,6 +274,6 @@ def test_a_set_code_in_two_games_needs_the_game_column(sample_catalogue: Engine,
         exported = export_collection(session=session, user_id=alice)
         before = snapshot(session, alice)
     assert exported.splitlines()[0].endswith(",game") and exported.splitlines()[1].endswith(",samsara")
-    assert not _import(sample_catalogue, alice, exported, mode="replace").changed  # type: ignore[attr-defined]
+    assert not _import(sample_catalogue, alice, exported, mode="replace").changed
     with Session(sample_catalogue) as session:
         assert snapshot(session, alice) == before

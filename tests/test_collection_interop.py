@@ -32,7 +32,7 @@ def dry_run(app: Any, user_id: int, data: bytes, mode: str = "replace") -> Any:
 # ---------------------------------------------------------------------------- item 11
 
 
-def test_the_deckbox_preset_carries_the_for_trade_count_both_ways(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_the_deckbox_preset_carries_the_for_trade_count_both_ways(sample_app, login) -> None:
     alice = login(sample_app.test_client())
     seed(sample_app, alice.id)
     with db(sample_app) as session:
@@ -56,23 +56,21 @@ def test_the_deckbox_preset_carries_the_for_trade_count_both_ways(sample_app, lo
         "1,孫悟空,P2,P2-008,Near Mint,Chinese,",
     ],
 )
-def test_a_deckbox_row_with_set_number_and_another_name_of_the_card_imports(  # type: ignore[no-untyped-def]
-    sample_app, login, row: str
-) -> None:
+def test_a_deckbox_row_with_set_number_and_another_name_of_the_card_imports(sample_app, login, row: str) -> None:
     alice = login(sample_app.test_client())
     data = f"Count,Name,Edition,Card Number,Condition,Language,Foil\n{row}\n".encode()
     report = dry_run(sample_app, alice.id, data, mode="add")
     assert report.lines_added == 1 and report.changes[0]["number"] == "P2-008"
 
 
-def test_an_english_keyforge_name_matches_its_printing(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_an_english_keyforge_name_matches_its_printing(sample_app, login) -> None:
     alice = login(sample_app.test_client())
     data = b"Count,Name,Edition,Card Number\n2,Summit Fist Champion,SMP,SMP-001\n"
     report = dry_run(sample_app, alice.id, data, mode="add")
     assert report.lines_added == 1 and report.changes[0]["name"] == "山岳拳王"
 
 
-def test_a_real_name_mismatch_is_still_reported(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_a_real_name_mismatch_is_still_reported(sample_app, login) -> None:
     alice = login(sample_app.test_client())
     data = b"Count,Name,Edition,Card Number\n1,Zhu Bajie,P2,P2-008\n"
     with pytest.raises(CollectionFileError) as error:
@@ -86,9 +84,7 @@ def test_a_real_name_mismatch_is_still_reported(sample_app, login) -> None:  # t
 
 
 @pytest.mark.parametrize("preset", ["lunzang", "deckbox"])
-def test_the_site_download_has_a_bom_for_excel_and_reimports_as_a_no_op(  # type: ignore[no-untyped-def]
-    sample_app, login, preset: str
-) -> None:
+def test_the_site_download_has_a_bom_for_excel_and_reimports_as_a_no_op(sample_app, login, preset: str) -> None:
     client = sample_app.test_client()
     alice = login(client)
     seed(sample_app, alice.id)
@@ -106,14 +102,14 @@ def test_the_site_download_has_a_bom_for_excel_and_reimports_as_a_no_op(  # type
 # ---------------------------------------------------------------------------- item 13
 
 
-def test_the_web_preview_shows_for_trade_changes(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_the_web_preview_shows_for_trade_changes(sample_app, login) -> None:
     client = sample_app.test_client()
     alice = login(client)
     seed(sample_app, alice.id)
     data = b"set,number,quantity,condition,for_trade\nM4,M4-001,3,,0\nM4,M4-002,1,LP,1\nP2,P2-008,2,,2\n"
     preview = upload(client, data, mode="replace").get_data(as_text=True)
     assert '<dd class="num" data-count="changed">2</dd>' in preview
-    table = re.search(r'<table class="import-changes">.*?</table>', preview, re.S).group(0)  # type: ignore[union-attr]
+    table = re.search(r'<table class="import-changes">.*?</table>', preview, re.S).group(0)
     assert "可交换" in table
     rows = re.findall(r"<tr>(.*?)</tr>", table, re.S)[1:]
     cells = [re.findall(r"<td[^>]*>(?:<strong>)?([^<]*)", row) for row in rows]

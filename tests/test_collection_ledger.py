@@ -32,7 +32,7 @@ from tests.helpers import table_counts
 
 
 @pytest.fixture
-def alice(sample_catalogue: Engine, make_user) -> int:  # type: ignore[no-untyped-def]
+def alice(sample_catalogue: Engine, make_user) -> int:
     return committed_user(sample_catalogue, make_user)
 
 
@@ -80,7 +80,7 @@ def test_for_trade_follows_the_quantity_down_and_is_ledgered(sample_catalogue: E
         set_for_trade(session=session, user_id=alice, printing_id=pid, for_trade=3, now=NOW)
         change = adjust(session=session, user_id=alice, printing_id=pid, delta=-3, reason="manual", now=NOW)
         assert (change.after, change.for_trade_after, change.trade_delta) == (1, 1, -2)
-        last = session.scalars(select(LedgerEntry).order_by(LedgerEntry.id.desc())).first()  # type: ignore[union-attr]
+        last = session.scalars(select(LedgerEntry).order_by(LedgerEntry.id.desc())).first()
         assert last is not None and (last.delta, last.trade_delta) == (-3, -2)
         with pytest.raises(BadTradeQuantity):
             set_for_trade(session=session, user_id=alice, printing_id=pid, for_trade=2, now=NOW)
@@ -144,7 +144,7 @@ def _hammer(engine: Engine, work: list[tuple[int, int, str, int]]) -> list[str]:
         except BaseException as error:  # reported by the test below
             errors.append(error)
 
-    threads = [threading.Thread(target=run, args=(deltas, user_id, pid)) for user_id, pid, _name, deltas in work]  # type: ignore[misc]
+    threads = [threading.Thread(target=run, args=(deltas, user_id, pid)) for user_id, pid, _name, deltas in work]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -157,7 +157,7 @@ def test_concurrent_plus_and_minus_never_lose_an_update(sample_catalogue: Engine
     with Session(sample_catalogue) as session:
         pid = printing_id(session, "M4", "M4-001")
     work = [(alice, pid, f"t{i}", [+1, -1] * 25) for i in range(8)]
-    outcomes = _hammer(sample_catalogue, work)  # type: ignore[arg-type]
+    outcomes = _hammer(sample_catalogue, work)
     assert outcomes.count("ok+1") == 200 and outcomes.count("ok-1") == 200
     with Session(sample_catalogue) as session:
         assert owned(session, alice, pid) == (0, 0)
@@ -171,7 +171,7 @@ def test_concurrent_removals_stop_at_zero(sample_catalogue: Engine, alice: int) 
     work = [(alice, pid, f"add{i}", [+1] * 10) for i in range(3)] + [
         (alice, pid, f"rm{i}", [-1] * 15) for i in range(5)
     ]
-    outcomes = _hammer(sample_catalogue, work)  # type: ignore[arg-type]
+    outcomes = _hammer(sample_catalogue, work)
     removed = outcomes.count("ok-1")
     assert outcomes.count("ok+1") == 30
     assert removed + outcomes.count("refused") == 75
@@ -189,7 +189,7 @@ def test_concurrent_removals_stop_at_zero(sample_catalogue: Engine, alice: int) 
         ({"language": "繁體中文"}, ("NM", "繁中", "普通")),
     ],
 )
-def test_change_item_by_set_and_number(sample_catalogue: Engine, alice: int, cells: dict, expected: tuple) -> None:  # type: ignore[type-arg]
+def test_change_item_by_set_and_number(sample_catalogue: Engine, alice: int, cells: dict, expected: tuple) -> None:
     with catalog_db.transaction(sample_catalogue) as session:
         result = change_item(
             session=session, user_id=alice, set_code="m4", number="ｍ４-００１", delta=2, now=NOW, **cells
@@ -214,7 +214,7 @@ def test_change_item_by_set_and_number(sample_catalogue: Engine, alice: int, cel
         ({"set_code": "M4", "number": "M4-001", "delta": True}, BadDelta),
     ],
 )
-def test_change_item_errors_change_nothing(sample_catalogue: Engine, alice: int, kwargs: dict, error: type) -> None:  # type: ignore[type-arg]
+def test_change_item_errors_change_nothing(sample_catalogue: Engine, alice: int, kwargs: dict, error: type) -> None:
     before = table_counts(sample_catalogue)
     with pytest.raises(error), catalog_db.transaction(sample_catalogue) as session:
         change_item(session=session, user_id=alice, now=NOW, **kwargs)

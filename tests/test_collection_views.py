@@ -36,7 +36,7 @@ HEADER = "set,number,name,quantity,condition,language,finish,for_trade\n"
 
 
 @pytest.fixture
-def alice(sample_catalogue: Engine, make_user) -> int:  # type: ignore[no-untyped-def]
+def alice(sample_catalogue: Engine, make_user) -> int:
     return committed_user(sample_catalogue, make_user)
 
 
@@ -46,10 +46,10 @@ def _add(session: Session, user_id: int, number: str, delta: int, grade: ItemGra
     return pid
 
 
-def test_wants_set_replace_remove_and_ownership(sample_catalogue: Engine, alice: int, make_user) -> None:  # type: ignore[no-untyped-def]
+def test_wants_set_replace_remove_and_ownership(sample_catalogue: Engine, alice: int, make_user) -> None:
     with catalog_db.transaction(sample_catalogue) as session:
         pid = _add(session, alice, "M4-001", 1)
-        card_id = session.get(Printing, pid).card_id  # type: ignore[union-attr]
+        card_id = session.get(Printing, pid).card_id
         assert find_card(session=session, game="samsara", name="小紅帽・森林歌者").id == card_id
         with pytest.raises(UnknownPrinting):
             find_card(session=session, game="longzhiyi", name="小红帽·森林歌者")
@@ -137,7 +137,7 @@ DECK = """名称: 小红帽
 """
 
 
-def test_saved_decks_ownership_and_missing_to_wants(sample_catalogue: Engine, alice: int, make_user) -> None:  # type: ignore[no-untyped-def]
+def test_saved_decks_ownership_and_missing_to_wants(sample_catalogue: Engine, alice: int, make_user) -> None:
     with catalog_db.transaction(sample_catalogue) as session:
         _add(session, alice, "M4-001", 2)
         _add(session, alice, "M4-002", 1, ItemGrade("HP", "EN", "闪"))

@@ -81,7 +81,7 @@ def add(client: Any, **fields: Any) -> Any:
 
 
 @pytest.mark.parametrize("url", PAGES)
-def test_every_page_answers_its_owner(sample_app, login, url: str) -> None:  # type: ignore[no-untyped-def]
+def test_every_page_answers_its_owner(sample_app, login, url: str) -> None:
     client = sample_app.test_client()
     login(client)
     response = client.get(url)
@@ -94,13 +94,13 @@ def test_every_page_answers_its_owner(sample_app, login, url: str) -> None:  # t
     + [("POST", "/collection/items"), ("POST", "/collection/items/trade"), ("POST", "/collection/items/note")]
     + [("POST", "/collection/import"), ("POST", "/collection/imports/1/undo"), ("POST", "/collection/sets/samsara/M4")],
 )
-def test_anonymous_visitors_are_sent_to_sign_in(sample_app, method: str, url: str) -> None:  # type: ignore[no-untyped-def]
+def test_anonymous_visitors_are_sent_to_sign_in(sample_app, method: str, url: str) -> None:
     response = sample_app.test_client().open(url, method=method, data={"delta": "1", "printing_id": "1"})
     assert response.status_code == 302
     assert response.headers["Location"].startswith("/login?next=")
 
 
-def test_nav_links_to_my_collection_when_signed_in(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_nav_links_to_my_collection_when_signed_in(sample_app, login) -> None:
     client = sample_app.test_client()
     assert 'href="/collection"' not in client.get("/").get_data(as_text=True)
     login(client)
@@ -110,7 +110,7 @@ def test_nav_links_to_my_collection_when_signed_in(sample_app, login) -> None:  
 # ---------------------------------------------------------------------------- +1 / −1
 
 
-def test_plus_and_minus_one_redirect_to_next(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_plus_and_minus_one_redirect_to_next(sample_app, login) -> None:
     client = sample_app.test_client()
     alice = login(client)
     printing = pid(sample_app)
@@ -132,7 +132,7 @@ def test_plus_and_minus_one_redirect_to_next(sample_app, login) -> None:  # type
 
 
 @pytest.mark.parametrize("target", ["https://evil.example/x", "//evil.example/x", "/\\evil.example", "javascript:x"])
-def test_a_non_local_next_goes_back_to_the_collection(sample_app, login, target: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_non_local_next_goes_back_to_the_collection(sample_app, login, target: str) -> None:
     client = sample_app.test_client()
     login(client)
     response = add(client, printing_id=pid(sample_app), delta=1, next=target)
@@ -140,7 +140,7 @@ def test_a_non_local_next_goes_back_to_the_collection(sample_app, login, target:
     assert response.headers["Location"] == "/collection"
 
 
-def test_minus_one_at_zero_is_refused_and_changes_nothing(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_minus_one_at_zero_is_refused_and_changes_nothing(sample_app, login) -> None:
     client = sample_app.test_client()
     alice = login(client)
     printing = pid(sample_app)
@@ -154,7 +154,7 @@ def test_minus_one_at_zero_is_refused_and_changes_nothing(sample_app, login) -> 
     assert messages == ["数量不能小于 0：现有 0 张，要减少 1 张"]
 
 
-def test_set_number_and_grade_words_name_the_item(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_set_number_and_grade_words_name_the_item(sample_app, login) -> None:
     client = sample_app.test_client()
     alice = login(client)
     response = add(
@@ -177,7 +177,7 @@ def test_set_number_and_grade_words_name_the_item(sample_app, login) -> None:  #
         ({"delta": "1", "printing_id": ""}, "请给出 printing_id，或系列和编号"),
     ],
 )
-def test_bad_item_forms_flash_the_error_and_change_nothing(sample_app, login, fields, message) -> None:  # type: ignore[no-untyped-def]
+def test_bad_item_forms_flash_the_error_and_change_nothing(sample_app, login, fields, message) -> None:
     client = sample_app.test_client()
     alice = login(client)
     data = {"printing_id": str(pid(sample_app)), **fields}
@@ -187,7 +187,7 @@ def test_bad_item_forms_flash_the_error_and_change_nothing(sample_app, login, fi
     assert collection_of(sample_app, alice.id) == {}
 
 
-def test_scripts_get_json(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_scripts_get_json(sample_app, login) -> None:
     client = sample_app.test_client()
     login(client)
     printing = pid(sample_app)
@@ -213,7 +213,7 @@ def test_scripts_get_json(sample_app, login) -> None:  # type: ignore[no-untyped
     assert response.status_code == 400
 
 
-def test_quantity_for_trade_and_its_limits(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_quantity_for_trade_and_its_limits(sample_app, login) -> None:
     client = sample_app.test_client()
     alice = login(client)
     printing = pid(sample_app)
@@ -230,7 +230,7 @@ def test_quantity_for_trade_and_its_limits(sample_app, login) -> None:  # type: 
     assert "小红帽·森林歌者" in page
 
 
-def test_notes_are_saved_and_escaped(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_notes_are_saved_and_escaped(sample_app, login) -> None:
     client = sample_app.test_client()
     alice = login(client)
     printing = pid(sample_app)
@@ -245,7 +245,7 @@ def test_notes_are_saved_and_escaped(sample_app, login) -> None:  # type: ignore
     assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; 签名版" in page
 
 
-def test_csrf_token_is_required(csrf_app, sample_catalogue, login) -> None:  # type: ignore[no-untyped-def]
+def test_csrf_token_is_required(csrf_app, sample_catalogue, login) -> None:
     client = csrf_app.test_client()
     alice = login(client)
     printing = pid(csrf_app)
@@ -258,7 +258,7 @@ def test_csrf_token_is_required(csrf_app, sample_catalogue, login) -> None:  # t
         assert client.post(url, data=data).status_code == 400
     assert collection_of(csrf_app, alice.id) == {}
     page = client.get("/collection/sets/samsara/M4").get_data(as_text=True)
-    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)  # type: ignore[union-attr]
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
     response = client.post("/collection/items", data={"printing_id": printing, "delta": 1, "csrf_token": token})
     assert response.status_code == 303
     assert owned_now(csrf_app, alice.id, printing) == (1, 0)
@@ -267,7 +267,7 @@ def test_csrf_token_is_required(csrf_app, sample_catalogue, login) -> None:  # t
 # ---------------------------------------------------------------------------- my collection
 
 
-def test_collection_page_lists_filters_sorts_and_pages(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_collection_page_lists_filters_sorts_and_pages(sample_app, login) -> None:
     client = sample_app.test_client()
     alice = login(client)
     with db(sample_app) as session:
@@ -300,7 +300,7 @@ def test_collection_page_lists_filters_sorts_and_pages(sample_app, login) -> Non
     assert by_set[:2] == ["M1-001", "M4-001"] and by_name != by_set
 
 
-def test_a_bad_query_is_explained_with_400(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_a_bad_query_is_explained_with_400(sample_app, login) -> None:
     client = sample_app.test_client()
     login(client)
     response = client.get("/collection?q=rarity>>UR")
@@ -309,7 +309,7 @@ def test_a_bad_query_is_explained_with_400(sample_app, login) -> None:  # type: 
     assert "无法理解这个查询" in page and 'class="bad-term' in page
 
 
-def test_other_users_never_see_nor_change_my_items(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_other_users_never_see_nor_change_my_items(sample_app, login) -> None:
     alice_client, bob_client = sample_app.test_client(), sample_app.test_client()
     alice = login(alice_client, "alice")
     bob = login(bob_client, "bob")
@@ -324,7 +324,7 @@ def test_other_users_never_see_nor_change_my_items(sample_app, login) -> None:  
     preview = alice_client.post(
         "/collection/import", data={"file": (BytesIO(csv), "mine.csv")}, content_type="multipart/form-data"
     ).get_data(as_text=True)
-    payload = re.search(r'name="payload" value="([^"]+)"', preview).group(1)  # type: ignore[union-attr]
+    payload = re.search(r'name="payload" value="([^"]+)"', preview).group(1)
     alice_client.post("/collection/import", data={"payload": payload, "confirm": "1", "mode": "add"})
     with db(sample_app) as session:
         import_id = session.scalar(select(CollectionImport.id).where(CollectionImport.user_id == alice.id))
@@ -349,28 +349,28 @@ def test_other_users_never_see_nor_change_my_items(sample_app, login) -> None:  
 # ---------------------------------------------------------------------------- sets and checklist
 
 
-def test_set_completion_moves_with_the_collection(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_set_completion_moves_with_the_collection(sample_app, login) -> None:
     client = sample_app.test_client()
     alice = login(client)
     page = client.get("/collection/sets?game=samsara").get_data(as_text=True)
     assert 'href="/collection/sets/samsara/M4"' in page
-    row = re.search(r'<tr data-set="M4">.*?</tr>', page, re.S).group(0)  # type: ignore[union-attr]
+    row = re.search(r'<tr data-set="M4">.*?</tr>', page, re.S).group(0)
     assert '<progress max="45" value="0"' in row
     give(sample_app, alice.id, {pid(sample_app): 2, pid(sample_app, "M4", "M4-002"): 1})
     page = client.get("/collection/sets?game=samsara&started=1").get_data(as_text=True)
-    row = re.search(r'<tr data-set="M4">.*?</tr>', page, re.S).group(0)  # type: ignore[union-attr]
+    row = re.search(r'<tr data-set="M4">.*?</tr>', page, re.S).group(0)
     assert '<progress max="45" value="2"' in row and "2 / 45" in row
     assert 'data-set="M1"' not in page  # not started
 
 
 def checklist_form(page: str) -> dict[str, str]:
-    form = re.search(r'<form class="checklist-form".*?</form>', page, re.S).group(0)  # type: ignore[union-attr]
+    form = re.search(r'<form class="checklist-form".*?</form>', page, re.S).group(0)
     fields = dict(re.findall(r'name="([^"]+)" value="([^"]*)"', form))
     fields.update(dict(re.findall(r'name="(q-\d+)"[^>]*value="([^"]*)"', form)))
     return fields
 
 
-def test_checklist_applies_every_change_in_one_submit(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_checklist_applies_every_change_in_one_submit(sample_app, login) -> None:
     client = sample_app.test_client()
     alice = login(client)
     one, two, three = (pid(sample_app, "M4", f"M4-00{n}") for n in (1, 2, 3))
@@ -400,7 +400,7 @@ def test_checklist_applies_every_change_in_one_submit(sample_app, login) -> None
     assert ledger_rows(sample_app, alice.id) == rows_before + 3
 
 
-def test_checklist_in_another_grade(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_checklist_in_another_grade(sample_app, login) -> None:
     client = sample_app.test_client()
     alice = login(client)
     one = pid(sample_app)
@@ -423,7 +423,7 @@ def test_checklist_in_another_grade(sample_app, login) -> None:  # type: ignore[
         ("10000", "不能超过 9999 张"),
     ],
 )
-def test_checklist_errors_write_nothing(sample_app, login, value: str, message: str) -> None:  # type: ignore[no-untyped-def]
+def test_checklist_errors_write_nothing(sample_app, login, value: str, message: str) -> None:
     client = sample_app.test_client()
     alice = login(client)
     one, two = pid(sample_app, "M4", "M4-001"), pid(sample_app, "M4", "M4-002")
@@ -439,7 +439,7 @@ def test_checklist_errors_write_nothing(sample_app, login, value: str, message: 
     assert ledger_rows(sample_app, alice.id) == 0
 
 
-def test_checklist_refuses_a_stale_form(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_checklist_refuses_a_stale_form(sample_app, login) -> None:
     client = sample_app.test_client()
     alice = login(client)
     one, two = pid(sample_app, "M4", "M4-001"), pid(sample_app, "M4", "M4-002")
@@ -452,7 +452,7 @@ def test_checklist_refuses_a_stale_form(sample_app, login) -> None:  # type: ign
     assert collection_of(sample_app, alice.id) == {(one, "NM", "简中", "普通"): (1, 0)}
 
 
-def test_unknown_set_is_404(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_set_is_404(sample_app, login) -> None:
     client = sample_app.test_client()
     login(client)
     assert client.get("/collection/sets/samsara/ZZ").status_code == 404
@@ -471,12 +471,12 @@ def upload(client: Any, data: bytes, mode: str = "add", name: str = "cards.csv")
 
 
 def confirm(client: Any, preview: str) -> Any:
-    form = re.search(r'<form class="confirm-import".*?</form>', preview, re.S).group(0)  # type: ignore[union-attr]
+    form = re.search(r'<form class="confirm-import".*?</form>', preview, re.S).group(0)
     fields = dict(re.findall(r'name="(mode|filename|payload|confirm)" value="([^"]*)"', form))
     return client.post("/collection/import", data=fields)
 
 
-def test_import_preview_then_confirm_then_undo(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_import_preview_then_confirm_then_undo(sample_app, login) -> None:
     client = sample_app.test_client()
     alice = login(client)
     one, two = pid(sample_app, "M4", "M4-001"), pid(sample_app, "M4", "M4-002")
@@ -515,7 +515,7 @@ def test_import_preview_then_confirm_then_undo(sample_app, login) -> None:  # ty
     assert "已经撤销过了" in flashes(client.get("/collection").get_data(as_text=True))[0]
 
 
-def test_undo_is_refused_when_cards_were_removed_since(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_undo_is_refused_when_cards_were_removed_since(sample_app, login) -> None:
     client = sample_app.test_client()
     alice = login(client)
     one = pid(sample_app)
@@ -530,7 +530,7 @@ def test_undo_is_refused_when_cards_were_removed_since(sample_app, login) -> Non
     assert owned_now(sample_app, alice.id, one) == (0, 0)
 
 
-def test_import_errors_list_line_and_column(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_import_errors_list_line_and_column(sample_app, login) -> None:
     client = sample_app.test_client()
     alice = login(client)
     data = b"set,number,quantity,condition\nM4,M4-001,2,NM\nM4,M4-999,1,NM\nM4,M4-002,x,shiny\n"
@@ -553,7 +553,7 @@ def test_import_errors_list_line_and_column(sample_app, login) -> None:  # type:
     assert collection_of(sample_app, alice.id) == {}
 
 
-def test_export_then_reimport_in_replace_mode_changes_nothing(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_export_then_reimport_in_replace_mode_changes_nothing(sample_app, login) -> None:
     client = sample_app.test_client()
     alice = login(client)
     give(sample_app, alice.id, {pid(sample_app): 2, pid(sample_app, "M1", "M1-001"): 1})
@@ -574,7 +574,7 @@ def test_export_then_reimport_in_replace_mode_changes_nothing(sample_app, login)
     assert collection_of(sample_app, alice.id) == before
 
 
-def test_history_filters_and_pages(sample_app, login) -> None:  # type: ignore[no-untyped-def]
+def test_history_filters_and_pages(sample_app, login) -> None:
     client = sample_app.test_client()
     alice = login(client)
     one, two = pid(sample_app, "M4", "M4-001"), pid(sample_app, "M4", "M4-002")

@@ -27,7 +27,7 @@ POOL = pool(
 )
 
 
-def one(line: str):  # type: ignore[no-untyped-def]
+def one(line: str):
     deck, problems = resolve(parse_decklist(line), POOL)
     return deck, problems
 

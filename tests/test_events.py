@@ -24,7 +24,7 @@ from tests.test_decks import legal_samsara_list
 NAMES = ["阿明", "白露", "陈晨", "丁一", "鄂尔", "方圆", "高远", "何夕"]
 
 
-def _play_round(session: Session, event, results: dict[int, tuple[int, int, int]] | None = None):  # type: ignore[no-untyped-def]
+def _play_round(session: Session, event, results: dict[int, tuple[int, int, int]] | None = None):
     _round, tables = running.pair_next_round(session=session, event=event, seed=7, now=NOW)
     for m in tables:
         if m.player_b_id is not None:
@@ -143,7 +143,7 @@ def test_a_correction_of_round_one_changes_round_two_standings(sample_catalogue:
                               now=later(90))  # fmt: skip
         after = {s.record.entrant.name: s.record.points for s in running.standings(session=session, event=event).rows}
         names = running.standings(session=session, event=event).names
-        a, b = names[table_one.player_a_id], names[table_one.player_b_id]  # type: ignore[index]
+        a, b = names[table_one.player_a_id], names[table_one.player_b_id]
         assert after[a] == before[a] - 3 and after[b] == before[b] + 3
         after_one = {
             s.record.entrant.name: s.record.points
@@ -327,7 +327,7 @@ def test_the_number_of_rounds_is_fixed_when_round_one_is_paired(sample_catalogue
         assert event.rounds == 3 and reg.planned_rounds(session=session, event=event) == 3  # 9 would be 5
 
 
-def test_a_bye_needs_no_report(sample_catalogue: Engine, make_user) -> None:  # type: ignore[no-untyped-def]
+def test_a_bye_needs_no_report(sample_catalogue: Engine, make_user) -> None:
     with Session(sample_catalogue) as session:
         event = make_event(session)
         user = make_user(session, "alice")
@@ -359,7 +359,7 @@ def test_concurrent_redemptions_never_spend_the_same_chests(sample_catalogue: En
     def run() -> None:
         try:
             with catalog_db.transaction(sample_catalogue, write=True) as session:
-                prizes.redeem(session=session, store="卡牌竞技场", player_key="n:阿明", item_id=item_id,  # type: ignore[arg-type]
+                prizes.redeem(session=session, store="卡牌竞技场", player_key="n:阿明", item_id=item_id,
                               quantity=1, today=DAY, now=NOW)  # fmt: skip
             result = "ok"
         except NotEnoughChests:

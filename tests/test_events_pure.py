@@ -67,7 +67,7 @@ HAND = {
 }
 
 
-def _by_id(standings):  # type: ignore[no-untyped-def]
+def _by_id(standings):
     return {s.record.entrant.id: s for s in standings}
 
 
@@ -142,7 +142,7 @@ def _candidates(entrants: list[Entrant], results: list[Result], round_number: in
     ]  # fmt: skip
 
 
-def _perfect_matchings(ids: list[int], allowed):  # type: ignore[no-untyped-def]
+def _perfect_matchings(ids: list[int], allowed):
     if not ids:
         yield []
         return

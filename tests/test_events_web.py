@@ -30,7 +30,7 @@ def _create(client: Any, login: Any, organiser: str = "shop", **fields: str) -> 
             "city": "上海", "round_minutes": "50", "top_cut": "0", "kind": "monthly"} | fields  # fmt: skip
     response = client.post("/events/new", data=form)
     assert response.status_code == 303, response.get_data(as_text=True)
-    return int(re.search(r"/events/(\d+)/manage", response.headers["Location"]).group(1))  # type: ignore[union-attr]
+    return int(re.search(r"/events/(\d+)/manage", response.headers["Location"]).group(1))
 
 
 def _tables(app: Any, event_id: int, number: int) -> list[Match]:
@@ -75,7 +75,7 @@ def test_an_eight_player_event_end_to_end_through_the_pages(sample_app: Any, log
         )
         assert reported.status_code == 303
         dashboard = shop.get(f"/events/{event_id}/manage").get_data(as_text=True)
-        report_id = re.search(r'name="report" value="(\d+)"', dashboard).group(1)  # type: ignore[union-attr]
+        report_id = re.search(r'name="report" value="(\d+)"', dashboard).group(1)
         assert shop.post(f"/events/{event_id}/manage/confirm", data={"report": report_id}).status_code == 303
         for m in tables:
             if m.id != alice_table.id:
@@ -196,7 +196,7 @@ def test_bad_form_input_is_explained_and_changes_nothing(sample_app: Any, login:
     pairing = shop.post(f"/events/{event_id}/manage/pair", data={"seed": "1"}, follow_redirects=True)
     assert "至少需要两名选手" in pairing.get_data(as_text=True)
     with Session(_engine(sample_app)) as session:
-        assert session.get(Event, event_id).state == "open"  # type: ignore[union-attr]  # the failed pairing did not close it
+        assert session.get(Event, event_id).state == "open"
         assert len(session.exec(select(Event)).all()) == 2  # and the Buchholz one
 
 
@@ -242,7 +242,7 @@ def test_seasons_exchange_lists_and_redemptions_through_the_pages(sample_app: An
     store = "/stores/卡牌竞技场/exchange"
     shop.post(store, data={"name": "M8 补充包", "price": "5", "valid_from": "2020-01-01"})
     page = shop.get(store).get_data(as_text=True)
-    item = re.search(r'name="item"><option value="(\d+)">M8 补充包', page).group(1)  # type: ignore[union-attr]
+    item = re.search(r'name="item"><option value="(\d+)">M8 补充包', page).group(1)
     with Session(_engine(sample_app)) as session:
         winner = next(b for b in session.exec(select(ChestBalance)) if b.chests == 9)
     spent = shop.post(store, data={"action": "redeem", "player": winner.player_key, "item": item, "quantity": "1"},
@@ -252,7 +252,7 @@ def test_seasons_exchange_lists_and_redemptions_through_the_pages(sample_app: An
                          follow_redirects=True)  # fmt: skip
     assert "白银宝箱不够" in too_much.get_data(as_text=True)
     with Session(_engine(sample_app)) as session:
-        assert session.get(ChestBalance, winner.id).chests == 4  # type: ignore[union-attr]
+        assert session.get(ChestBalance, winner.id).chests == 4
         assert check_chests(session) == []
     player = sample_app.test_client()
     login(player, "alice")
@@ -320,7 +320,7 @@ def test_the_dashboard_pairs_with_the_seed_it_offers(sample_app: Any, login: Any
     for name in ("甲", "乙", "丙"):
         shop.post(f"/events/{event_id}/manage/walk_in", data={"name": name})
     offered = re.search(r'name="seed" value="(\d+)"', shop.get(f"/events/{event_id}/manage").get_data(as_text=True))
-    seed = offered.group(1)  # type: ignore[union-attr]
+    seed = offered.group(1)
     paired = shop.post(f"/events/{event_id}/manage/pair", data={"seed": seed}, follow_redirects=True)
     assert f"第 1 轮已配对（种子 {seed}）" in paired.get_data(as_text=True)
     again = shop.post(f"/events/{event_id}/manage/result", data={"round": "1", "table": "1", "wins_a": "x"},

@@ -107,7 +107,7 @@ def test_no_route_answers_5xx_to_hostile_values(sample_app: Any, signed_in: tupl
     assert failures == [], "\n".join(failures)
 
 
-def test_a_booster_seed_of_19_digits_is_accepted(sample_app) -> None:  # type: ignore[no-untyped-def]
+def test_a_booster_seed_of_19_digits_is_accepted(sample_app) -> None:
     """Seeds go up to 2⁶³−1 (19 digits): the opener's own fresh seeds must not be refused."""
     client = sample_app.test_client()
     top = 2**63 - 1

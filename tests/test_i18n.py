@@ -45,7 +45,7 @@ def read_english() -> Catalog:
         return read_po(source, locale="en")
 
 
-def _key(message) -> tuple[str | None, str]:  # type: ignore[no-untyped-def]
+def _key(message) -> tuple[str | None, str]:
     msgid = message.id[0] if isinstance(message.id, tuple) else message.id
     return message.context, msgid
 

@@ -120,7 +120,7 @@ def test_cache_returns_stored_bytes_without_rendering(tmp_path: Path, monkeypatc
 
     def counting(*args: object, **kwargs: object) -> Image.Image:
         calls.append(1)
-        return original(*args, **kwargs)  # type: ignore[arg-type]
+        return original(*args, **kwargs)
 
     monkeypatch.setattr(images, "render_card", counting)
     card, printing, card_set = make()
@@ -147,10 +147,10 @@ def _some_printing(engine: Engine, slug: str) -> tuple[str, str, str]:
         game = session.exec(select(Game).where(Game.slug == slug)).one()
         printing, card_set, card = session.exec(
             select(Printing, CardSet, Card)
-            .join(CardSet, CardSet.id == Printing.set_id)  # type: ignore[arg-type]
-            .join(Card, Card.id == Printing.card_id)  # type: ignore[arg-type]
+            .join(CardSet, CardSet.id == Printing.set_id)
+            .join(Card, Card.id == Printing.card_id)
             .where(CardSet.game_id == game.id)
-            .order_by(Printing.id)  # type: ignore[arg-type]
+            .order_by(Printing.id)
         ).first()
         return card_set.code, printing.number, card.name
 
@@ -158,7 +158,7 @@ def _some_printing(engine: Engine, slug: str) -> tuple[str, str, str]:
 @pytest.mark.parametrize(
     ("slug", "fmt", "mimetype"), [("samsara", "webp", "image/webp"), ("zhutian", "png", "image/png")]
 )
-def test_image_route_caches_and_revalidates(sample_app, client, sample_catalogue, slug, fmt, mimetype) -> None:  # type: ignore[no-untyped-def]
+def test_image_route_caches_and_revalidates(sample_app, client, sample_catalogue, slug, fmt, mimetype) -> None:
     code, number, _name = _some_printing(sample_catalogue, slug)
     url = f"/images/{slug}/{code}/{number}.small.{fmt}"
     response = client.get(url)
@@ -185,11 +185,11 @@ def test_image_route_caches_and_revalidates(sample_app, client, sample_catalogue
         "/images/samsara/G1/G1-001.webp",
     ],
 )
-def test_image_route_404(sample_app, client, path: str) -> None:  # type: ignore[no-untyped-def]
+def test_image_route_404(sample_app, client, path: str) -> None:
     assert client.get(path).status_code == 404
 
 
-def test_card_page_and_grid_use_images(sample_app, client, sample_catalogue) -> None:  # type: ignore[no-untyped-def]
+def test_card_page_and_grid_use_images(sample_app, client, sample_catalogue) -> None:
     code, number, name = _some_printing(sample_catalogue, "samsara")
     page = client.get(f"/cards/samsara/{name}").get_data(as_text=True)
     assert f'src="/images/samsara/{code}/{number}.normal.webp?v=' in page
@@ -205,7 +205,7 @@ def test_card_page_and_grid_use_images(sample_app, client, sample_catalogue) -> 
     ("card", "game"),
     [("龙人豪杰·破军", "samsara"), ("G1-001", "samsara"), ("青霜剑", "longzhiyi"), ("土地公", "zhutian")],
 )
-def test_render_command_writes_a_png(runner, sample_catalogue, tmp_path: Path, card: str, game: str) -> None:  # type: ignore[no-untyped-def]
+def test_render_command_writes_a_png(runner, sample_catalogue, tmp_path: Path, card: str, game: str) -> None:
     out = tmp_path / "card.png"
     result = runner.invoke(args=["render", card, "--game", game, "--out", str(out), "--size", "small"])
     assert result.exit_code == 0, result.output
@@ -221,7 +221,7 @@ def test_render_command_writes_a_png(runner, sample_catalogue, tmp_path: Path, c
         (["孙悟空", "--game", "samsara", "--size", "huge"], "未知的尺寸"),
     ],
 )
-def test_render_command_bad_input_exits_2(runner, sample_catalogue, tmp_path: Path, args, message) -> None:  # type: ignore[no-untyped-def]
+def test_render_command_bad_input_exits_2(runner, sample_catalogue, tmp_path: Path, args, message) -> None:
     out = tmp_path / "card.png"
     result = runner.invoke(args=["render", *args, "--out", str(out)])
     assert result.exit_code == 2
@@ -231,7 +231,7 @@ def test_render_command_bad_input_exits_2(runner, sample_catalogue, tmp_path: Pa
 
 def test_versioned_url_is_served_from_the_cache_without_a_query(
     sample_app, client, sample_catalogue, monkeypatch
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     code, number, name = _some_printing(sample_catalogue, "samsara")
     page = client.get(f"/cards/samsara/{name}").get_data(as_text=True)
     src = "/images/" + page.split('<img src="/images/', 1)[1].split('"', 1)[0].replace("&amp;", "&")

@@ -68,7 +68,7 @@ def write_folder(
     return folder
 
 
-def run_import(engine: Engine, *paths: Path):  # type: ignore[no-untyped-def]
+def run_import(engine: Engine, *paths: Path):
     with catalog_db.transaction(engine) as session:
         return import_catalogue(session=session, paths=list(paths))
 

@@ -11,6 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "catalog"
+TESTS = ROOT / "tests"
 
 
 def _modules() -> dict[str, Path]:
@@ -118,7 +119,9 @@ def test_one_resolver(function: str) -> None:
 
 def _ignores_without_reason() -> list[str]:
     found = []
-    for path in sorted([*CATALOG.rglob("*.py"), *(ROOT / "webapp").rglob("*.py")]):
+    for path in sorted([*CATALOG.rglob("*.py"), *(ROOT / "webapp").rglob("*.py"), *TESTS.rglob("*.py")]):
+        if path == Path(__file__).resolve():
+            continue  # this file names the marker in its own strings
         lines = path.read_text(encoding="utf-8").splitlines()
         for number, line in enumerate(lines, start=1):
             if "type: ignore[" not in line or "# why the type: ignore" in line:
@@ -131,5 +134,8 @@ def _ignores_without_reason() -> list[str]:
 
 
 def test_every_type_ignore_says_why() -> None:
-    """mypy checks catalog/ and webapp/; where it is told to look away, the line says why."""
+    """mypy checks catalog/ and webapp/; where it is told to look away, the line says why.
+
+    tests/ is not type-checked, so an ignore there would silence nothing: it must say why too
+    (none is needed today)."""
     assert _ignores_without_reason() == []

@@ -24,7 +24,7 @@ def test_upgrade_from_empty_matches_models(tmp_path: Path) -> None:
         from sqlalchemy import event
 
         @event.listens_for(engine, "connect")
-        def _search_path(dbapi_connection, _record):  # type: ignore[no-untyped-def]
+        def _search_path(dbapi_connection, _record):
             with dbapi_connection.cursor() as cursor:
                 cursor.execute("SET search_path TO migration_check")
             dbapi_connection.commit()

@@ -286,7 +286,7 @@ def test_bad_counts_and_seeds(kwargs: dict[str, Any], error: type[Exception]) ->
     kwargs.setdefault("seed", 1)
     with pytest.raises(error) as raised:
         boosters.open_model(make_model(M4_SIZES), **kwargs)
-    assert raised.value.message.zh and raised.value.message.en  # type: ignore[attr-defined]
+    assert raised.value.message.zh and raised.value.message.en
 
 
 # ---- with the sample catalogue -------------------------------------------------------------

@@ -29,7 +29,7 @@ def ledger(engine: Engine, user_id: int) -> list[tuple[str, str, int]]:
         rows = session.execute(
             select(LedgerEntry.reason, LedgerEntry.ref, LedgerEntry.delta).where(LedgerEntry.user_id == user_id)
         )
-        return [tuple(row) for row in rows]  # type: ignore[misc]
+        return [tuple(row) for row in rows]
 
 
 def copies(engine: Engine, user_id: int) -> int:

@@ -29,7 +29,7 @@ def test_cli_open_json_is_reproducible(sample_app: Any) -> None:
 def test_cli_open_text_shows_the_fresh_seed(sample_app: Any) -> None:
     result = sample_app.test_cli_runner().invoke(args=["packs", "open", "--set", "M4", "--packs", "2"])
     assert result.exit_code == 0, result.output
-    seed = int(re.search(r"种子 (\d+)", result.output).group(1))  # type: ignore[union-attr]
+    seed = int(re.search(r"种子 (\d+)", result.output).group(1))
     replay = sample_app.test_cli_runner().invoke(
         args=["packs", "open", "--set", "M4", "--packs", "2", "--seed", str(seed)]
     )

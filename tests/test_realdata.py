@@ -23,7 +23,7 @@ COTA = REALDATA / "keyforge-CotA.json"
 needs_cota = pytest.mark.skipif(not COTA.is_file(), reason=f"needs the real KeyForge data: {COTA} is absent")
 
 
-def _import(engine: Engine, path: Path):  # type: ignore[no-untyped-def]
+def _import(engine: Engine, path: Path):
     with catalog_db.transaction(engine) as session:
         return import_catalogue(session=session, paths=[path])
 

@@ -37,7 +37,7 @@ def main_of(size: int) -> str:
     return "\n".join(out) + "\n"
 
 
-def codes(text: str, format_spec=STANDARD) -> list[str]:  # type: ignore[no-untyped-def]
+def codes(text: str, format_spec=STANDARD) -> list[str]:
     return check(text, POOL, format_spec).codes()
 
 

@@ -224,7 +224,7 @@ def test_folder_matches_collector_numbers(sample_catalogue: Engine, session: Ses
         session=session, game="samsara", set_code="m4", folder=folder, store_dir=store, now=NOW
     )
     assert [name for name, _r in result.stored] == ["002.png", "M4-001.jpg"]
-    numbers = {session.get(Printing, r.printing_id).number for _n, r in result.stored}  # type: ignore[union-attr]
+    numbers = {session.get(Printing, r.printing_id).number for _n, r in result.stored}
     assert numbers == {"M4-001", "M4-002"}
     assert len(stored_files(store)) == 12
 

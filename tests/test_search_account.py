@@ -54,7 +54,7 @@ def test_printing_ids_matching_is_the_prints_mode_of_search(sample_catalogue: En
 def select_numbers(ids: set[int]) -> Any:
     from catalog.models import Printing
 
-    return select(Printing.number).where(Printing.id.in_(ids))  # type: ignore[union-attr]
+    return select(Printing.number).where(Printing.id.in_(ids))
 
 
 @pytest.mark.parametrize(

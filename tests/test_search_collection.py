@@ -75,7 +75,7 @@ def owners(sample_catalogue: Engine) -> dict[str, int]:
 
 def _names(engine: Engine, text: str, user_id: int | None, **options: object) -> list[str]:
     with Session(engine) as session:
-        result = search(session=session, text=text, user_id=user_id, per_page=175, **options)  # type: ignore[arg-type]
+        result = search(session=session, text=text, user_id=user_id, per_page=175, **options)
         if result.unique == "prints":
             return [f"{hit.card.name}@{hit.printing.number}" for hit in result.hits]
         return [hit.card.name for hit in result.hits]

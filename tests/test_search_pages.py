@@ -23,7 +23,7 @@ def _compiled_translations() -> None:
 
 
 @pytest.fixture
-def web(sample_app):  # type: ignore[no-untyped-def]
+def web(sample_app):
     return sample_app.test_client()
 
 
@@ -49,7 +49,7 @@ def query_of(url: str) -> dict[str, list[str]]:
     return parse_qs(urlsplit(url).query)
 
 
-def engine_result(sample_catalogue, query: str, **kwargs):  # type: ignore[no-untyped-def]
+def engine_result(sample_catalogue, query: str, **kwargs):
     with Session(sample_catalogue) as session:
         return search(session=session, text=query, **kwargs)
 
@@ -67,20 +67,20 @@ def engine_result(sample_catalogue, query: str, **kwargs):  # type: ignore[no-un
         ("龙 g:longzhiyi", "四海龍王", "longzhiyi"),  # and back: 龍之弈 data is written in Traditional
     ],
 )
-def test_search_finds_cards_by_name_pinyin_and_either_script(web, query: str, expected: str, game: str) -> None:  # type: ignore[no-untyped-def]
+def test_search_finds_cards_by_name_pinyin_and_either_script(web, query: str, expected: str, game: str) -> None:
     markup = page(web, results_url(query))
     assert expected in tile_names(markup)
     assert f'href="{card_url(game, expected)}"' in markup
 
 
-def test_exactly_one_result_goes_to_the_card(web) -> None:  # type: ignore[no-untyped-def]
+def test_exactly_one_result_goes_to_the_card(web) -> None:
     response = web.get(results_url("四海龙王"))  # Simplified finds the Traditional 龍之弈 name
     assert response.status_code == 302
     assert response.location == card_url("longzhiyi", "四海龍王")
     assert web.get(results_url("龙 g:longzhiyi")).status_code == 200  # several: the results page
 
 
-def test_results_page_shows_the_total_and_keeps_the_query_in_the_box(web, sample_catalogue) -> None:  # type: ignore[no-untyped-def]
+def test_results_page_shows_the_total_and_keeps_the_query_in_the_box(web, sample_catalogue) -> None:
     markup = page(web, results_url("龍王"))
     total = engine_result(sample_catalogue, "龍王").total
     assert f"找到 {total} 张卡牌" in visible_text(markup)
@@ -89,7 +89,7 @@ def test_results_page_shows_the_total_and_keeps_the_query_in_the_box(web, sample
     assert "<title>搜索：龍王 · 轮藏 Lunzang</title>" in markup
 
 
-def test_grid_and_table_show_the_same_cards_in_the_same_order(web, sample_catalogue) -> None:  # type: ignore[no-untyped-def]
+def test_grid_and_table_show_the_same_cards_in_the_same_order(web, sample_catalogue) -> None:
     expected = [hit.card.name for hit in engine_result(sample_catalogue, "t:战魂 a:火").hits]
     grid = page(web, results_url("t:战魂 a:火"))
     table = page(web, results_url("t:战魂 a:火", view="table"))
@@ -103,7 +103,7 @@ def test_grid_and_table_show_the_same_cards_in_the_same_order(web, sample_catalo
     assert query_of(grid_link)["q"] == ["t:战魂 a:火"]
 
 
-def test_tile_shows_the_card_facts_and_links_to_the_card(web) -> None:  # type: ignore[no-untyped-def]
+def test_tile_shows_the_card_facts_and_links_to_the_card(web) -> None:
     markup = page(web, results_url("龙人四灵"))
     tile = next(t for t in markup.split('<li class="tile"')[1:] if "龙人四灵·玄武圣尊</span>" in t).split("</li>")[0]
     assert 'data-attr="水"' in tile and 'data-attr2="地"' in tile  # a two-coloured frame
@@ -117,7 +117,7 @@ def test_tile_shows_the_card_facts_and_links_to_the_card(web) -> None:  # type: 
     assert re.search(r'<img class="tile-image" src="/images/samsara/M\d+/M\d+-\d+\.small\.webp\?v=\w+" alt=""', tile)
 
 
-def test_table_columns_and_set_links(web) -> None:  # type: ignore[no-untyped-def]
+def test_table_columns_and_set_links(web) -> None:
     markup = page(web, results_url("set:M4", view="table"))
     table = section(markup, '<table class="printings results stack">', "</table>")
     head = visible_text(section(table, "<thead>", "</thead>")).replace("▲", "")
@@ -125,13 +125,13 @@ def test_table_columns_and_set_links(web) -> None:  # type: ignore[no-untyped-de
     assert all('href="/sets/samsara/M4"' in row for row in rows(table))
 
 
-def test_results_of_several_games_name_the_game(web) -> None:  # type: ignore[no-untyped-def]
+def test_results_of_several_games_name_the_game(web) -> None:
     markup = page(web, results_url("lv>=1", view="table"))
     head = visible_text(section(markup, "<thead>", "</thead>"))
     assert "游戏" in head
 
 
-def test_pagination_links_keep_the_query_view_and_order(web, sample_catalogue) -> None:  # type: ignore[no-untyped-def]
+def test_pagination_links_keep_the_query_view_and_order(web, sample_catalogue) -> None:
     total = engine_result(sample_catalogue, "t:战魂").total
     pages = -(-total // 60)
     assert pages >= 3
@@ -156,13 +156,13 @@ def test_pagination_links_keep_the_query_view_and_order(web, sample_catalogue) -
     assert '<a rel="next"' not in last and len(tile_names(last)) == total - 60 * (pages - 1)
 
 
-def test_a_page_past_the_end_says_so(web) -> None:  # type: ignore[no-untyped-def]
+def test_a_page_past_the_end_says_so(web) -> None:
     markup = page(web, results_url("t:战魂", page=999))
     assert "这一页没有结果" in markup and tile_names(markup) == []
 
 
 @pytest.mark.parametrize("raw", ["0", "-1", "abc", "", "9999999999"])
-def test_a_bad_page_number_is_page_one(web, raw: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_bad_page_number_is_page_one(web, raw: str) -> None:
     markup = page(web, results_url("t:战魂", page=raw))
     assert "第 1 / " in visible_text(markup)
 
@@ -174,7 +174,7 @@ def stats(markup: str, column: int) -> list[int]:
     return [int(c[column]) for c in cells if c[column].strip().isdigit()]
 
 
-def test_sort_by_column_and_direction(web, sample_catalogue) -> None:  # type: ignore[no-untyped-def]
+def test_sort_by_column_and_direction(web, sample_catalogue) -> None:
     markup = page(web, results_url("t:战魂 a:火", view="table", order="atk", dir="desc"))
     expected = engine_result(sample_catalogue, "t:战魂 a:火 order:atk direction:desc")
     assert table_names(markup) == [hit.card.name for hit in expected.hits]
@@ -189,14 +189,14 @@ def test_sort_by_column_and_direction(web, sample_catalogue) -> None:  # type: i
     assert query_of(cost_link)["dir"] == ["asc"] and query_of(cost_link)["view"] == ["table"]
 
 
-def test_sort_bar_offers_every_order(web) -> None:  # type: ignore[no-untyped-def]
+def test_sort_bar_offers_every_order(web) -> None:
     markup = page(web, results_url("t:战魂"))
     bar = section(markup, 'class="sort-bar"', "</nav>")
     orders = [query_of(h)["order"][0] for h in links(bar)]
     assert orders == list(ORDERS)
 
 
-def test_the_query_own_order_wins_over_the_url(web, sample_catalogue) -> None:  # type: ignore[no-untyped-def]
+def test_the_query_own_order_wins_over_the_url(web, sample_catalogue) -> None:
     markup = page(web, results_url("t:战魂 a:火 order:cost", view="table", order="atk", dir="desc"))
     expected = engine_result(sample_catalogue, "t:战魂 a:火 order:cost")
     assert table_names(markup) == [hit.card.name for hit in expected.hits]
@@ -204,7 +204,7 @@ def test_the_query_own_order_wins_over_the_url(web, sample_catalogue) -> None:  
     assert "order=" not in "".join(links(section(markup, 'class="sort-bar"', "</nav>")))
 
 
-def test_sorting_an_or_query_keeps_its_meaning(web, sample_catalogue) -> None:  # type: ignore[no-untyped-def]
+def test_sorting_an_or_query_keeps_its_meaning(web, sample_catalogue) -> None:
     """The URL's order applies to the whole query, also when the query is an or at the top."""
     markup = page(web, results_url("t:魔法 or a:火", view="table", order="cost", dir="desc"))
     expected = engine_result(sample_catalogue, "(t:魔法 or a:火) order:cost direction:desc")
@@ -213,7 +213,7 @@ def test_sorting_an_or_query_keeps_its_meaning(web, sample_catalogue) -> None:  
 
 
 @pytest.mark.parametrize("query", ["t:战魂 foo:bar", "a:火 or", "(t:战魂 or a:火) cost<=x", "t:战魂 or foo:1"])
-def test_a_bad_query_is_marked_where_typed_also_when_sorted(web, query: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_bad_query_is_marked_where_typed_also_when_sorted(web, query: str) -> None:
     plain = web.get(results_url(query)).get_data(as_text=True)
     sorted_ = web.get(results_url(query, order="cost", dir="desc"))
     assert sorted_.status_code == 400
@@ -223,7 +223,7 @@ def test_a_bad_query_is_marked_where_typed_also_when_sorted(web, query: str) -> 
 
 
 @pytest.mark.parametrize("raw", [{"order": "nonsense"}, {"dir": "sideways"}, {"view": "cards"}])
-def test_unknown_parameters_fall_back_to_defaults(web, raw: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_parameters_fall_back_to_defaults(web, raw: dict[str, str]) -> None:
     markup = page(web, results_url("t:战魂", **raw))
     assert tile_names(markup)
 
@@ -250,7 +250,7 @@ def test_unknown_parameters_fall_back_to_defaults(web, raw: dict[str, str]) -> N
         ("t:战魂 (", ""),  # nothing after the parenthesis: the end of the query is marked
     ],
 )
-def test_bad_query_shows_the_message_and_marks_the_term(web, sample_catalogue, query: str, bad: str) -> None:  # type: ignore[no-untyped-def]
+def test_bad_query_shows_the_message_and_marks_the_term(web, sample_catalogue, query: str, bad: str) -> None:
     response = web.get(results_url(query))
     assert response.status_code == 400
     markup = response.get_data(as_text=True)
@@ -266,7 +266,7 @@ def test_bad_query_shows_the_message_and_marks_the_term(web, sample_catalogue, q
     assert markup.count("<h1") == 1
 
 
-def test_bad_query_in_english(web) -> None:  # type: ignore[no-untyped-def]
+def test_bad_query_in_english(web) -> None:
     response = web.get(results_url("foo:bar", lang="en"))
     assert response.status_code == 400
     markup = response.get_data(as_text=True)
@@ -274,7 +274,7 @@ def test_bad_query_in_english(web) -> None:  # type: ignore[no-untyped-def]
     assert 'href="/help/search"' in markup and "Syntax" in markup
 
 
-def test_unknown_game_parameter_is_a_message_without_a_mark(web) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_game_parameter_is_a_message_without_a_mark(web) -> None:
     response = web.get(results_url("龙王", game="nosuchgame"))
     assert response.status_code == 400
     markup = response.get_data(as_text=True)
@@ -282,7 +282,7 @@ def test_unknown_game_parameter_is_a_message_without_a_mark(web) -> None:  # typ
     assert '<p class="marked-query">' not in markup
 
 
-def test_game_parameter_narrows_the_results(web) -> None:  # type: ignore[no-untyped-def]
+def test_game_parameter_narrows_the_results(web) -> None:
     def total(markup: str) -> int:
         return int(re.search(r"找到 (\d+) 张卡牌", visible_text(markup))[1])
 
@@ -296,12 +296,12 @@ def test_game_parameter_narrows_the_results(web) -> None:  # type: ignore[no-unt
     assert query_of(links(scope)[0]) == {"q": ["lv>=1"]}
 
 
-def test_a_huge_number_is_a_bad_query_not_a_500(web) -> None:  # type: ignore[no-untyped-def]
+def test_a_huge_number_is_a_bad_query_not_a_500(web) -> None:
     assert web.get(results_url("cost<=99999999999999999999999")).status_code == 400
 
 
 @pytest.mark.parametrize("url", ["/cards", "/cards?q=", "/cards?q=+++"])
-def test_empty_query_shows_examples_and_the_help_link(web, url: str) -> None:  # type: ignore[no-untyped-def]
+def test_empty_query_shows_examples_and_the_help_link(web, url: str) -> None:
     markup = page(web, url)
     examples = section(markup, 'class="examples"', "</ul>")
     queries = [query_of(h)["q"][0] for h in links(examples)]
@@ -313,7 +313,7 @@ def test_empty_query_shows_examples_and_the_help_link(web, url: str) -> None:  #
 
 
 @pytest.mark.parametrize("url", ["/", "/sets", "/sets/samsara/M4", card_url("samsara", "孙悟空"), "/help/search"])
-def test_every_page_has_the_search_box(web, url: str) -> None:  # type: ignore[no-untyped-def]
+def test_every_page_has_the_search_box(web, url: str) -> None:
     markup = page(web, url)
     form = section(markup, '<form class="site-search"', "</form>")
     assert 'role="search"' in form and 'action="/cards"' in form and 'method="get"' in form
@@ -322,12 +322,12 @@ def test_every_page_has_the_search_box(web, url: str) -> None:  # type: ignore[n
     assert 'href="/help/search"' in form
 
 
-def test_search_box_keeps_the_view_of_the_results(web) -> None:  # type: ignore[no-untyped-def]
+def test_search_box_keeps_the_view_of_the_results(web) -> None:
     form = section(page(web, results_url("swk", view="table")), '<form class="site-search"', "</form>")
     assert '<input type="hidden" name="view" value="table">' in form
 
 
-def test_set_page_links_to_its_search(web) -> None:  # type: ignore[no-untyped-def]
+def test_set_page_links_to_its_search(web) -> None:
     markup = page(web, "/sets/samsara/M4")
     link = next(h for h in links(markup) if h.startswith("/cards?"))
     assert query_of(link) == {"q": ["set:M4"]}
@@ -339,7 +339,7 @@ def test_set_page_links_to_its_search(web) -> None:  # type: ignore[no-untyped-d
 
 
 @pytest.mark.parametrize("key", KEYS, ids=[k.name for k in KEYS])
-def test_help_page_documents_every_key(web, key) -> None:  # type: ignore[no-untyped-def]
+def test_help_page_documents_every_key(web, key) -> None:
     """Fails when a key of the registry has no help text, no example or is missing from the page."""
     assert key.help_zh.strip(), f"key {key.name} has no help_zh"
     assert EXAMPLES.get(key.name), f"key {key.name} has no example on the help page"
@@ -359,7 +359,7 @@ def test_help_page_documents_every_key(web, key) -> None:  # type: ignore[no-unt
             assert example in linked
 
 
-def test_help_examples_all_run(web) -> None:  # type: ignore[no-untyped-def]
+def test_help_examples_all_run(web) -> None:
     """Every example on the help page is a link to a query that works and finds something."""
     markup = page(web, "/help/search")
     queries = [query_of(h)["q"][0] for h in links(section(markup, "<main", "</main>")) if h.startswith("/cards?")]
@@ -373,7 +373,7 @@ def test_help_examples_all_run(web) -> None:  # type: ignore[no-untyped-def]
         assert "找到 0 张" not in response.get_data(as_text=True), query
 
 
-def test_help_page_covers_operators_flags_orders_and_chinese(web) -> None:  # type: ignore[no-untyped-def]
+def test_help_page_covers_operators_flags_orders_and_chinese(web) -> None:
     markup = page(web, "/help/search")
     queries = {query_of(h)["q"][0] for h in links(markup) if h.startswith("/cards?")}
     assert {"sunwukong", "swk", "龍王", "a:火 or a:水", "t:战魂 -a:火", "龙王 unique:prints"} <= queries
@@ -388,7 +388,7 @@ def test_help_page_covers_operators_flags_orders_and_chinese(web) -> None:  # ty
         assert f"t:战魂 order:{order}" in queries
 
 
-def test_help_is_linked_from_the_navigation(web) -> None:  # type: ignore[no-untyped-def]
+def test_help_is_linked_from_the_navigation(web) -> None:
     markup = page(web, "/")
     nav = section(markup, '<nav class="site-nav"', "</nav>")
     assert 'href="/keywords"' in nav
@@ -400,7 +400,7 @@ def test_help_is_linked_from_the_navigation(web) -> None:  # type: ignore[no-unt
 SEED_WORDS = ("军团", "限定", "额外构筑", "场上唯一", "飞翔", "护盾")
 
 
-def test_glossary_lists_every_samsara_keyword_with_its_explanation_and_count(web, sample_catalogue) -> None:  # type: ignore[no-untyped-def]
+def test_glossary_lists_every_samsara_keyword_with_its_explanation_and_count(web, sample_catalogue) -> None:
     samsara = GAMES["samsara"]
     assert len(samsara.keywords) == 19
     markup = page(web, "/keywords/samsara")
@@ -418,17 +418,17 @@ def test_glossary_lists_every_samsara_keyword_with_its_explanation_and_count(web
     assert "场上唯一" in text and "『悟空』唯一" in text
 
 
-def test_keyforge_glossary_has_its_nine_keywords(web) -> None:  # type: ignore[no-untyped-def]
+def test_keyforge_glossary_has_its_nine_keywords(web) -> None:
     markup = page(web, "/keywords/keyforge")
     assert len(re.findall(r'data-kind="\w+"', markup)) == len(GAMES["keyforge"].keywords) == 9
 
 
-def test_glossary_index_lists_games_with_keywords(web) -> None:  # type: ignore[no-untyped-def]
+def test_glossary_index_lists_games_with_keywords(web) -> None:
     markup = page(web, "/keywords")
     assert 'href="/keywords/samsara"' in markup and 'href="/keywords/keyforge"' in markup
 
 
-def test_keyword_page_explains_it_and_lists_the_cards_that_have_it(web, sample_catalogue) -> None:  # type: ignore[no-untyped-def]
+def test_keyword_page_explains_it_and_lists_the_cards_that_have_it(web, sample_catalogue) -> None:
     legion = GAMES["samsara"].keyword_info("legion")
     markup = page(web, "/keywords/samsara/legion")
     assert legion.explanation in markup
@@ -446,17 +446,17 @@ def test_keyword_page_explains_it_and_lists_the_cards_that_have_it(web, sample_c
     assert tile_names(page(web, search_link)) == names
 
 
-def test_keyword_page_table_view(web) -> None:  # type: ignore[no-untyped-def]
+def test_keyword_page_table_view(web) -> None:
     markup = page(web, "/keywords/samsara/legion?view=table")
     assert table_names(markup) == tile_names(page(web, "/keywords/samsara/legion"))
 
 
 @pytest.mark.parametrize("url", ["/keywords/samsara/nonsense", "/keywords/nosuchgame", "/keywords/nosuchgame/legion"])
-def test_unknown_glossary_pages_are_404(web, url: str) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_glossary_pages_are_404(web, url: str) -> None:
     assert web.get(url).status_code == 404
 
 
-def test_card_page_keywords_link_to_the_glossary(web) -> None:  # type: ignore[no-untyped-def]
+def test_card_page_keywords_link_to_the_glossary(web) -> None:
     markup = page(web, card_url("samsara", "龙人四灵·玄武圣尊"))
     keywords = section(markup, '<dl class="keywords">', "</dl>")
     for kind in ("unique", "shield", "guard"):
@@ -465,7 +465,7 @@ def test_card_page_keywords_link_to_the_glossary(web) -> None:  # type: ignore[n
         assert web.get(href).status_code == 200
 
 
-def test_every_sample_keyword_page_renders(web) -> None:  # type: ignore[no-untyped-def]
+def test_every_sample_keyword_page_renders(web) -> None:
     for slug, module in GAMES.items():
         for keyword in module.keywords:
             response = web.get(f"/keywords/{slug}/{quote(keyword.kind)}")
@@ -474,7 +474,7 @@ def test_every_sample_keyword_page_renders(web) -> None:  # type: ignore[no-unty
                 assert response.status_code == 200
 
 
-def test_build_a_deck_from_search_results(web) -> None:  # type: ignore[no-untyped-def]
+def test_build_a_deck_from_search_results(web) -> None:
     """+ / − on results edit the working deck (session) and show its count; /decks checks it."""
     search_url = results_url("swk")
     markup = page(web, search_url)
@@ -506,7 +506,7 @@ def test_build_a_deck_from_search_results(web) -> None:  # type: ignore[no-untyp
         ({"q": "t:战魂 a:火", "game": "samsara"}, "samsara", None),
     ],
 )
-def test_random_honours_game_and_query(web, query: dict[str, str], game: str, expected: str | None) -> None:  # type: ignore[no-untyped-def]
+def test_random_honours_game_and_query(web, query: dict[str, str], game: str, expected: str | None) -> None:
     for _ in range(5):  # random, so a few draws: every one must obey
         response = web.get("/random", query_string=query)
         assert response.status_code == 302
@@ -519,7 +519,7 @@ def test_random_honours_game_and_query(web, query: dict[str, str], game: str, ex
 @pytest.mark.parametrize(
     ("query", "status"), [({"game": "nosuchgame"}, 404), ({"q": "nosuchcardatall"}, 404), ({"q": "cost>>1"}, 302)]
 )
-def test_random_with_a_bad_game_or_query(web, query: dict[str, str], status: int) -> None:  # type: ignore[no-untyped-def]
+def test_random_with_a_bad_game_or_query(web, query: dict[str, str], status: int) -> None:
     response = web.get("/random", query_string=query)
     assert response.status_code == status
     if status == 302:  # a malformed query: the results page says what is wrong

@@ -93,7 +93,7 @@ def test_only_the_parties_and_admins_see_a_trade(app: Any, kit: Kit, login: Any)
 def test_matches_page_turns_into_a_prefilled_offer(app: Any, kit: Kit, login: Any) -> None:
     with Session(kit.engine) as session, session.begin():
         for who, number in (("alice", "T1-005"), ("bob", "T1-001")):
-            card_id = session.get(Printing, kit.pids[number]).card_id  # type: ignore[union-attr]
+            card_id = session.get(Printing, kit.pids[number]).card_id
             set_want(session=session, user_id=kit.users[who], card_id=card_id, quantity=1, now=NOW)
     alice = app.test_client()
     login(alice, "alice")

@@ -43,7 +43,7 @@ from tests.tradekit import NM, NOW, Kit, make_kit, tx
 
 
 @pytest.fixture
-def kit(engine: Engine, make_user, tmp_path: Path) -> Kit:  # type: ignore[no-untyped-def]
+def kit(engine: Engine, make_user, tmp_path: Path) -> Kit:
     kit = make_kit(engine, make_user, tmp_path)
     kit.stock("alice", "T1-001", 3, 2)  # 3 owned, 2 for trade
     kit.stock("bob", "T1-005", 1, 1)
@@ -51,7 +51,7 @@ def kit(engine: Engine, make_user, tmp_path: Path) -> Kit:  # type: ignore[no-un
     return kit
 
 
-def offer(kit: Kit, frm: str, to: str, give=(), get=(), mode: str = "local", **kw) -> int:  # type: ignore[no-untyped-def]
+def offer(kit: Kit, frm: str, to: str, give=(), get=(), mode: str = "local", **kw) -> int:
     with tx(kit.engine) as session:
         trade = propose(
             session=session,
@@ -122,7 +122,7 @@ def test_an_offer_holds_the_proposers_copies(kit: Kit) -> None:
         ([], [("T1-007", 1)], "可交换的只有 0 张"),  # a card the recipient does not have
     ],
 )
-def test_beyond_availability_is_409_naming_the_lines(kit: Kit, give, get, words) -> None:  # type: ignore[no-untyped-def]
+def test_beyond_availability_is_409_naming_the_lines(kit: Kit, give, get, words) -> None:
     with pytest.raises(Unavailable) as refused, tx(kit.engine) as session:
         propose(
             session=session,
@@ -147,7 +147,7 @@ def test_beyond_availability_is_409_naming_the_lines(kit: Kit, give, get, words)
         ({"message": "长" * 1001}, "留言最多"),
     ],
 )
-def test_bad_offers_are_refused_in_chinese_and_write_nothing(kit: Kit, change, words) -> None:  # type: ignore[no-untyped-def]
+def test_bad_offers_are_refused_in_chinese_and_write_nothing(kit: Kit, change, words) -> None:
     quantity = change.get("quantity", 1)
     with pytest.raises(TradeError) as refused, tx(kit.engine) as session:
         propose(
@@ -351,7 +351,7 @@ def test_new_accounts_are_limited_in_open_offers(kit: Kit) -> None:
     offer(kit, "alice", "carol", give=[kit.line("T1-001")], settings=TradeSettings(new_account_trades=0))
 
 
-def test_third_users_learn_nothing_and_cannot_act(kit: Kit, make_user) -> None:  # type: ignore[no-untyped-def]
+def test_third_users_learn_nothing_and_cannot_act(kit: Kit, make_user) -> None:
     tid = offer(kit, "alice", "bob", give=[kit.line("T1-001")])
     carol = kit.users["carol"]
     with Session(kit.engine) as session:
@@ -373,7 +373,7 @@ def test_third_users_learn_nothing_and_cannot_act(kit: Kit, make_user) -> None: 
         assert session.scalars(select(TradeEvent.action)).all() == ["propose"]
 
 
-def test_lunzang_trades_expire_records_every_lapsed_offer(app, kit: Kit) -> None:  # type: ignore[no-untyped-def]
+def test_lunzang_trades_expire_records_every_lapsed_offer(app, kit: Kit) -> None:
     # the fresh one first: proposing records the lapsed offers of the two users itself
     fresh = offer(kit, "alice", "carol", give=[kit.line("T1-001")], now=NOW + timedelta(days=3650))
     lapsed = offer(kit, "alice", "bob", give=[kit.line("T1-001")], now=NOW - timedelta(days=30))

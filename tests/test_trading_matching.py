@@ -37,7 +37,7 @@ def want(
     finish: str | None = None,
 ) -> None:
     with tx(kit.engine) as session:
-        card_id = session.get(Printing, kit.pids[number]).card_id  # type: ignore[union-attr]
+        card_id = session.get(Printing, kit.pids[number]).card_id
         set_want(
             session=session,
             user_id=kit.users[who],

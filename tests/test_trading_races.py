@@ -57,11 +57,11 @@ def won(results: list[Any]) -> list[bool]:
 
 
 @pytest.fixture
-def kit(engine: Engine, make_user, tmp_path: Path) -> Kit:  # type: ignore[no-untyped-def]
+def kit(engine: Engine, make_user, tmp_path: Path) -> Kit:
     return make_kit(engine, make_user, tmp_path, names=("alice", "bob", "carol", "dave", "erin"))
 
 
-def offer(kit: Kit, frm: str, to: str, give=(), get=(), mode: str = "local") -> int:  # type: ignore[no-untyped-def]
+def offer(kit: Kit, frm: str, to: str, give=(), get=(), mode: str = "local") -> int:
     with tx(kit.engine) as session:
         trade = propose(
             session=session,
@@ -180,8 +180,8 @@ def _operation(kit: Kit, rng: random.Random, names: list[str]) -> Callable[[Sess
     def pick_trade(session: Session, statuses: tuple[str, ...]) -> Trade | None:
         trades = session.scalars(
             select(Trade)
-            .where(Trade.status.in_(statuses), (Trade.proposer_id == uid) | (Trade.recipient_id == uid))  # type: ignore[arg-type,attr-defined]
-            .order_by(Trade.id)  # type: ignore[arg-type]
+            .where(Trade.status.in_(statuses), (Trade.proposer_id == uid) | (Trade.recipient_id == uid))
+            .order_by(Trade.id)
         ).all()
         return trades[int(pick * len(trades))] if trades else None
 
@@ -281,7 +281,7 @@ def test_randomized_trading_never_makes_or_loses_a_card(kit: Kit) -> None:
     assert outcomes["ok"] > 300, outcomes  # the run did real work, not only refusals
     with Session(kit.engine) as session:
         assert check_ledger(session) == []  # sums match; no quantity < 0; 0 ≤ for trade ≤ quantity
-        settled = session.scalar(select(func.count()).select_from(Trade).where(Trade.status == "completed"))  # type: ignore[arg-type]
+        settled = session.scalar(select(func.count()).select_from(Trade).where(Trade.status == "completed"))
         assert settled and settled > 10, outcomes
         # held ≤ for trade, for every user and item
         for uid in kit.users.values():
@@ -304,7 +304,7 @@ def test_randomized_trading_never_makes_or_loses_a_card(kit: Kit) -> None:
                 select(CollectionItem.printing_id, func.sum(CollectionItem.quantity)).group_by(
                     CollectionItem.printing_id
                 )
-            ).all()  # type: ignore[arg-type]
+            ).all()
         )
         outside = dict(
             session.execute(

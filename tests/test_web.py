@@ -41,14 +41,14 @@ def _compiled_translations() -> None:
 
 
 @pytest.fixture
-def web(sample_app):  # type: ignore[no-untyped-def]
+def web(sample_app):
     return sample_app.test_client()
 
 
 # ---- small HTML helpers: the pages' own markup is the contract these tests read -------------
 
 
-def page(client, url: str, status: int = 200) -> str:  # type: ignore[no-untyped-def]
+def page(client, url: str, status: int = 200) -> str:
     response = client.get(url)
     assert response.status_code == status, (url, response.status_code)
     assert response.mimetype == "text/html"
@@ -83,7 +83,7 @@ def card_url(game: str, name: str) -> str:
     return f"/cards/{game}/{quote(name)}"
 
 
-def counts(engine) -> dict[str, tuple[int, int, int]]:  # type: ignore[no-untyped-def]
+def counts(engine) -> dict[str, tuple[int, int, int]]:
     """Sets, cards and printings per game slug, counted straight from the tables."""
     with Session(engine) as session:
         result = {}
@@ -100,7 +100,7 @@ def counts(engine) -> dict[str, tuple[int, int, int]]:  # type: ignore[no-untype
     return result
 
 
-def rarity_counts(engine, code: str) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+def rarity_counts(engine, code: str) -> list[tuple[str, str]]:
     """A samsara set's (rarity, count) pairs from the tables, lowest rarity first."""
     with Session(engine) as session:
         found = dict(
@@ -117,7 +117,7 @@ def rarity_counts(engine, code: str) -> list[tuple[str, str]]:  # type: ignore[n
 # ---- home ------------------------------------------------------------------------------------
 
 
-def test_home_lists_every_game_with_its_counts(web, sample_catalogue) -> None:  # type: ignore[no-untyped-def]
+def test_home_lists_every_game_with_its_counts(web, sample_catalogue) -> None:
     markup = page(web, "/")
     expected = counts(sample_catalogue)
     assert set(expected) == set(GAMES)
@@ -136,7 +136,7 @@ def test_home_lists_every_game_with_its_counts(web, sample_catalogue) -> None:  
     assert 'href="/sets"' in markup
 
 
-def test_empty_database_home_explains_how_to_import(client) -> None:  # type: ignore[no-untyped-def]
+def test_empty_database_home_explains_how_to_import(client) -> None:
     markup = page(client, "/")
     assert "还没有卡牌数据" in markup
     assert "lunzang import" in markup
@@ -144,7 +144,7 @@ def test_empty_database_home_explains_how_to_import(client) -> None:  # type: ig
     assert "还没有导入任何系列" in page(client, "/sets")
 
 
-def test_random_on_an_empty_catalogue_is_a_friendly_404(client) -> None:  # type: ignore[no-untyped-def]
+def test_random_on_an_empty_catalogue_is_a_friendly_404(client) -> None:
     markup = page(client, "/random", 404)
     assert "请先导入卡牌数据" in markup
 
@@ -152,7 +152,7 @@ def test_random_on_an_empty_catalogue_is_a_friendly_404(client) -> None:  # type
 # ---- set lists -------------------------------------------------------------------------------
 
 
-def test_sets_page_groups_samsara_sets_by_series(web, sample_catalogue) -> None:  # type: ignore[no-untyped-def]
+def test_sets_page_groups_samsara_sets_by_series(web, sample_catalogue) -> None:
     markup = page(web, "/sets")
     samsara = section(markup, 'id="game-samsara"', 'id="game-longzhiyi"')
     headings = re.findall(r"<h3 [^>]*>(.*?)</h3>", samsara)
@@ -173,7 +173,7 @@ def test_sets_page_groups_samsara_sets_by_series(web, sample_catalogue) -> None:
         assert module.name in markup
 
 
-def test_game_sets_page_shows_one_game(web) -> None:  # type: ignore[no-untyped-def]
+def test_game_sets_page_shows_one_game(web) -> None:
     markup = page(web, "/sets/zhutian")
     assert "<h1>" in markup and "誅天" in section(markup, "<h1>", "</h1>")
     assert "推廣版" in markup  # a free-text series, as written
@@ -189,7 +189,7 @@ def _number_key(number: str) -> tuple[object, ...]:
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", number))
 
 
-def test_set_page_lists_printings_by_number_with_badges_and_links(web, sample_catalogue) -> None:  # type: ignore[no-untyped-def]
+def test_set_page_lists_printings_by_number_with_badges_and_links(web, sample_catalogue) -> None:
     with Session(sample_catalogue) as session:
         stored = {
             printing.number: (card.name, printing.rarity)
@@ -219,7 +219,7 @@ def test_set_page_lists_printings_by_number_with_badges_and_links(web, sample_ca
     assert head.split() == ["编号", "卡名", "类型", "属性", "费用", "攻击力", "防御力", "稀有度"]
 
 
-def test_set_page_summarises_rarities_and_the_pack_template(web, sample_catalogue) -> None:  # type: ignore[no-untyped-def]
+def test_set_page_summarises_rarities_and_the_pack_template(web, sample_catalogue) -> None:
     markup = page(web, "/sets/samsara/M4")
     rarity = section(markup, 'id="rarity-heading"', "</section>")
     assert re.findall(
@@ -233,7 +233,7 @@ def test_set_page_summarises_rarities_and_the_pack_template(web, sample_catalogu
     assert "SR （特稀有） 3.0%" in pack and "C （普通） 40.0%" in pack
 
 
-def test_set_lookup_folds_case(web) -> None:  # type: ignore[no-untyped-def]
+def test_set_lookup_folds_case(web) -> None:
     assert "奇幻征途" in page(web, "/sets/samsara/m4")
 
 
@@ -248,7 +248,7 @@ def test_set_lookup_folds_case(web) -> None:  # type: ignore[no-untyped-def]
         ("/sets/keyforge/SMP", ["编号", "卡名", "类型", "派系", "战斗力", "护甲", "琥珀", "稀有度"]),
     ],
 )
-def test_set_page_columns_follow_the_game(web, url: str, headings: list[str]) -> None:  # type: ignore[no-untyped-def]
+def test_set_page_columns_follow_the_game(web, url: str, headings: list[str]) -> None:
     markup = page(web, url)
     table = section(markup, '<table class="printings stack">', "</table>")
     assert visible_text(section(table, "<thead>", "</thead>")).split() == headings
@@ -257,7 +257,7 @@ def test_set_page_columns_follow_the_game(web, url: str, headings: list[str]) ->
 # ---- card page -------------------------------------------------------------------------------
 
 
-def test_reprinted_card_shows_every_printing(web) -> None:  # type: ignore[no-untyped-def]
+def test_reprinted_card_shows_every_printing(web) -> None:
     markup = page(web, card_url("samsara", "龙人豪杰·赤鳞"))
     table = section(markup, 'id="printings-heading"', "</table>")
     found = [
@@ -270,7 +270,7 @@ def test_reprinted_card_shows_every_printing(web) -> None:  # type: ignore[no-un
     assert "鳞甲如火，战意如潮。" in table  # flavour
 
 
-def test_card_page_shows_stats_traits_and_keyword_explanations(web) -> None:  # type: ignore[no-untyped-def]
+def test_card_page_shows_stats_traits_and_keyword_explanations(web) -> None:
     markup = page(web, card_url("samsara", "龙人四灵·玄武圣尊"))
     assert "<h1" in markup and ">龙人四灵·玄武圣尊</h1>" in markup
     facts = visible_text(section(markup, '<dl class="facts">', "</dl>"))
@@ -284,7 +284,7 @@ def test_card_page_shows_stats_traits_and_keyword_explanations(web) -> None:  # 
     assert "你的其他四灵战魂获得护盾(1)。" in section(markup, 'class="rules-text"', "</p>")
 
 
-def test_zhutian_card_is_shown_as_written_with_its_restriction(web) -> None:  # type: ignore[no-untyped-def]
+def test_zhutian_card_is_shown_as_written_with_its_restriction(web) -> None:
     markup = page(web, card_url("zhutian", "二郎真君"))
     text = section(markup, 'class="rules-text"', "</p>")
     assert "效果：消耗3點精神力，查看一名玩家的手牌並選擇其中一張放入棄卡區。" in text
@@ -297,13 +297,13 @@ def test_zhutian_card_is_shown_as_written_with_its_restriction(web) -> None:  # 
     assert "準限制" in semi and "最多 2 张" in semi
 
 
-def test_card_name_in_the_other_script_redirects_to_the_name_as_written(web) -> None:  # type: ignore[no-untyped-def]
+def test_card_name_in_the_other_script_redirects_to_the_name_as_written(web) -> None:
     response = web.get(card_url("zhutian", "别西卜"))  # Simplified spelling of 別西卜
     assert response.status_code == 302
     assert unquote(urlsplit(response.location).path) == "/cards/zhutian/別西卜"
 
 
-def test_keyforge_card_uses_power_armor_and_amber(web) -> None:  # type: ignore[no-untyped-def]
+def test_keyforge_card_uses_power_armor_and_amber(web) -> None:
     markup = page(web, card_url("keyforge", "雷鸣鼓手"))
     assert "Thunderhide Drummer" in markup  # name_en
     facts = visible_text(section(markup, '<dl class="facts">', "</dl>"))
@@ -312,7 +312,7 @@ def test_keyforge_card_uses_power_armor_and_amber(web) -> None:  # type: ignore[
     assert GAMES["keyforge"].keyword_info("assault").explanation in markup
 
 
-def test_rules_text_keeps_its_line_breaks(client, engine, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_rules_text_keeps_its_line_breaks(client, engine, tmp_path: Path) -> None:
     folder = tmp_path / "samsara"
     (folder / "cards").mkdir(parents=True)
     (folder / "manifest.toml").write_text(
@@ -347,7 +347,7 @@ def test_rules_text_keeps_its_line_breaks(client, engine, tmp_path: Path) -> Non
         ("/no/such/page", ""),
     ],
 )
-def test_unknown_things_get_the_404_page(web, url: str, message: str) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_things_get_the_404_page(web, url: str, message: str) -> None:
     markup = page(web, url, 404)
     assert '<h1 id="error-heading">页面不存在</h1>' in markup
     assert message in markup
@@ -369,7 +369,7 @@ def test_unusable_database_gets_the_503_page(tmp_path: Path) -> None:
 # ---- random, language, layout ----------------------------------------------------------------
 
 
-def test_random_redirects_to_a_card_page(web) -> None:  # type: ignore[no-untyped-def]
+def test_random_redirects_to_a_card_page(web) -> None:
     response = web.get("/random")
     assert response.status_code == 302
     path = urlsplit(response.location).path
@@ -377,7 +377,7 @@ def test_random_redirects_to_a_card_page(web) -> None:  # type: ignore[no-untype
     assert web.get(path).status_code == 200
 
 
-def test_language_switch_renders_english_and_remembers_it(web) -> None:  # type: ignore[no-untyped-def]
+def test_language_switch_renders_english_and_remembers_it(web) -> None:
     response = web.get("/sets/samsara/M4?lang=en")
     markup = response.get_data(as_text=True)
     assert response.status_code == 200
@@ -394,7 +394,7 @@ def test_language_switch_renders_english_and_remembers_it(web) -> None:  # type:
     assert web.get_cookie("lang").value == "zh"
 
 
-def test_language_links_keep_the_page(web) -> None:  # type: ignore[no-untyped-def]
+def test_language_links_keep_the_page(web) -> None:
     markup = page(web, card_url("samsara", "龙人豪杰·赤鳞"))
     switch = section(markup, 'class="lang-switch"', "</nav>")
     links = [html.unescape(h) for h in re.findall(r'href="([^"]+)"', switch)]
@@ -404,7 +404,7 @@ def test_language_links_keep_the_page(web) -> None:  # type: ignore[no-untyped-d
 @pytest.mark.parametrize(
     "url", ["/", "/sets", "/sets/samsara", "/sets/samsara/M4", "/cards/samsara/%E6%80%92%E5%B8%9D", "/sets/nosuchgame"]
 )
-def test_every_page_has_the_frame(web, url: str) -> None:  # type: ignore[no-untyped-def]
+def test_every_page_has_the_frame(web, url: str) -> None:
     response = web.get(url)
     markup = response.get_data(as_text=True)
     assert '<a class="skip-link" href="#main">' in markup and '<main id="main"' in markup
@@ -424,14 +424,14 @@ def test_stylesheet_colours_every_samsara_rarity() -> None:
         assert f'.rarity[data-level="{level}"]' in css
 
 
-def test_other_games_badges_climb_the_neutral_scale(web) -> None:  # type: ignore[no-untyped-def]
+def test_other_games_badges_climb_the_neutral_scale(web) -> None:
     markup = page(web, "/sets/longzhiyi/LZ1")
     levels = dict(re.findall(r'data-rarity="(\d)" data-level="(\d)"', markup))
     assert levels == {"1": "0", "2": "1", "3": "2", "4": "3", "5": "4"}
     assert "★★★" in markup  # star rarities are shown as stars
 
 
-def test_set_page_links_to_its_packs_odds_and_checklist(web) -> None:  # type: ignore[no-untyped-def]
+def test_set_page_links_to_its_packs_odds_and_checklist(web) -> None:
     """Issue 15 item 7 (links): open a pack or a box, the odds, my checklist."""
     actions = section(page(web, "/sets/samsara/M4"), 'class="buttons set-actions"', "</p>")
     hrefs = [html.unescape(h) for h in re.findall(r'href="([^"]+)"', actions)]

@@ -105,7 +105,7 @@ class Kit:
             return int(session.scalar(query) or 0)
 
 
-def make_kit(engine: Engine, make_user, tmp_path: Path, names=("alice", "bob", "carol")) -> Kit:  # type: ignore[no-untyped-def]
+def make_kit(engine: Engine, make_user, tmp_path: Path, names=("alice", "bob", "carol")) -> Kit:
     folder = write_tiny_catalogue(tmp_path / "catalogue")
     with catalog_db.transaction(engine) as session:
         import_catalogue(session=session, paths=[folder])
@@ -116,7 +116,7 @@ def make_kit(engine: Engine, make_user, tmp_path: Path, names=("alice", "bob", "
         rows = session.execute(
             select(Printing.number, Printing.id)
             .join(CardSet, CardSet.id == Printing.set_id)
-            .where(CardSet.code.in_(["T1", "T2"]))  # type: ignore[attr-defined]
+            .where(CardSet.code.in_(["T1", "T2"]))
         )
         kit.pids = {number: pid for number, pid in rows}
     return kit

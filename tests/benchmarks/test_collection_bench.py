@@ -87,7 +87,7 @@ def _csv(engine: Engine) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def _timed(engine: Engine, run) -> tuple[float, object]:  # type: ignore[no-untyped-def]
+def _timed(engine: Engine, run) -> tuple[float, object]:
     started = time.perf_counter()
     with catalog_db.transaction(engine) as session:
         result = run(session)
@@ -109,21 +109,21 @@ def test_collection_import_throughput(catalogue: Path, tmp_path: Path) -> None:
             user_id = session.scalars(select(User.id)).one()
         data = _csv(engine)
 
-        def importing(mode: str, dry_run: bool, payload: bytes = data, user_id: int = user_id):  # type: ignore[no-untyped-def]
+        def importing(mode: str, dry_run: bool, payload: bytes = data, user_id: int = user_id):
             return lambda session: import_collection(
                 session=session, user_id=user_id, data=payload, mode=mode, dry_run=dry_run, now=NOW
             )
 
         dry, dry_report = _timed(engine, importing("add", True))
         real, real_report = _timed(engine, importing("add", False))
-        assert dry_report.lines_added == real_report.lines_added > 0  # type: ignore[attr-defined]
+        assert dry_report.lines_added == real_report.lines_added > 0
         started = time.perf_counter()
         with Session(engine) as session:
             exported = export_collection(session=session, user_id=user_id).encode()
         export = time.perf_counter() - started
         replace, replace_report = _timed(engine, importing("replace", False, exported))
-        assert not replace_report.changed  # type: ignore[attr-defined]
-        import_id = real_report.import_id  # type: ignore[attr-defined]
+        assert not replace_report.changed
+        import_id = real_report.import_id
         undo, changes = _timed(
             engine,
             lambda session, user_id=user_id, import_id=import_id: undo_import(
@@ -132,9 +132,9 @@ def test_collection_import_throughput(catalogue: Path, tmp_path: Path) -> None:
         )
         report_lines.append(
             f"  {label}: dry run {dry:.2f} s, import {real:.2f} s (target ≤ 10 s on SQLite; "
-            f"{real_report.rows:,} rows, {real_report.merged:,} merged, {real_report.lines_added:,} items), "  # type: ignore[attr-defined]
+            f"{real_report.rows:,} rows, {real_report.merged:,} merged, {real_report.lines_added:,} items), "
             f"export {export:.2f} s ({len(exported) / 1e6:.1f} MB), replace with the export {replace:.2f} s "
-            f"(no change), undo {undo:.2f} s ({len(changes):,} items)"  # type: ignore[arg-type]
+            f"(no change), undo {undo:.2f} s ({len(changes):,} items)"
         )
         engine.dispose()
     print("\n".join(report_lines))

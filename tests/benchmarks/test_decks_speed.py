@@ -38,7 +38,7 @@ def _decks(engine: Engine) -> list[str]:
     return sorted(texts)
 
 
-def _judge_all(pool, fmt, texts: list[str]) -> tuple[float, list]:  # type: ignore[no-untyped-def]
+def _judge_all(pool, fmt, texts: list[str]) -> tuple[float, list]:
     started = time.perf_counter()
     verdicts = [check_parsed(parse_decklist(text), pool, fmt)[1] for text in texts]
     return time.perf_counter() - started, verdicts

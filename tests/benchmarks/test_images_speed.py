@@ -18,7 +18,7 @@ from catalog.images import faces as images
 from catalog.models import Card, CardSet, Game, Printing
 
 
-def _printings(engine):  # type: ignore[no-untyped-def]
+def _printings(engine):
     with Session(engine) as session:
         rows = session.exec(
             select(Card, Printing, CardSet, Game)
@@ -31,7 +31,7 @@ def _printings(engine):  # type: ignore[no-untyped-def]
     return rows
 
 
-def test_render_throughput_cold(sample_catalogue, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_render_throughput_cold(sample_catalogue, tmp_path: Path) -> None:
     rows = _printings(sample_catalogue)
     started = time.perf_counter()
     for card, printing, card_set, game in rows:
@@ -48,7 +48,7 @@ def test_render_throughput_cold(sample_catalogue, tmp_path: Path) -> None:  # ty
     print(f"render only (normal): {200 / seconds:.0f} cards/s")
 
 
-def test_warm_grid_of_60(sample_app, client) -> None:  # type: ignore[no-untyped-def]
+def test_warm_grid_of_60(sample_app, client) -> None:
     page = client.get("/cards?q=t:战魂&game=samsara").get_data(as_text=True)
     urls = [part.split('"', 1)[0].replace("&amp;", "&") for part in page.split('class="tile-image" src="')[1:]]
     assert len(urls) == 60
@@ -69,7 +69,7 @@ def test_warm_grid_of_60(sample_app, client) -> None:  # type: ignore[no-untyped
     )
 
 
-def test_deck_image_and_proxy_pdf(sample_catalogue, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_deck_image_and_proxy_pdf(sample_catalogue, tmp_path: Path) -> None:
     """3. A deck image (cold face cache) and a 60-card proxy PDF of 20 distinct cards."""
     from catalog.decks.check import check_decklist
     from catalog.images import decks as deckimages

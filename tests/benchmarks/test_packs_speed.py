@@ -102,7 +102,7 @@ def test_memory_stays_bounded() -> None:
     assert peaks[1] < 2 * peaks[0] + (8 << 20)
 
 
-def test_cli_complete_10000_trials_on_a_100_printing_set(runner, engine, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_cli_complete_10000_trials_on_a_100_printing_set(runner, engine, tmp_path) -> None:
     """The command itself (``lunzang packs complete``), on an imported 100-printing set."""
     from catalog.db import transaction
     from catalog.ingest import import_catalogue

@@ -84,7 +84,7 @@ def _users(session: Session, count: int, prefix: str = "u") -> list[int]:
         for i in range(count)
     ]
     session.execute(insert(table_of(User)), rows)
-    return list(session.scalars(select(User.id).where(User.username.like(f"{prefix}%")).order_by(User.id)))  # type: ignore[attr-defined]
+    return list(session.scalars(select(User.id).where(User.username.like(f"{prefix}%")).order_by(User.id)))
 
 
 def test_matching_speed(tmp_path: Path, catalogue: Path) -> None:

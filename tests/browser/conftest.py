@@ -39,7 +39,7 @@ def browser() -> Iterator[Browser]:
 
 
 @pytest.fixture
-def live_server(sample_app) -> Iterator[str]:  # type: ignore[no-untyped-def]
+def live_server(sample_app) -> Iterator[str]:
     ensure_translations_compiled()
     # As in production: every form a browser submits must carry its CSRF token.
     sample_app.config["WTF_CSRF_ENABLED"] = True

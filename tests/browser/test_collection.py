@@ -12,7 +12,7 @@ from tests.conftest import TEST_PASSWORD
 from webapp.db import get_engine
 
 
-def test_checklist_completion_and_plus_one(browser: Browser, live_server: str, sample_app, make_user) -> None:  # type: ignore[no-untyped-def]
+def test_checklist_completion_and_plus_one(browser: Browser, live_server: str, sample_app, make_user) -> None:
     with Session(get_engine(sample_app)) as session, session.begin():
         make_user(session, "alice")
     page = open_page(browser)
@@ -57,7 +57,7 @@ def test_checklist_completion_and_plus_one(browser: Browser, live_server: str, s
         page.context.close()
 
 
-def test_plus_and_minus_on_a_card_page_without_reloading(  # type: ignore[no-untyped-def]
+def test_plus_and_minus_on_a_card_page_without_reloading(
     browser: Browser,
     live_server: str,
     sample_app,

@@ -15,7 +15,7 @@ from tests.test_decks import legal_samsara_list
 def test_paste_see_violations_fix_see_legal(
     browser: Browser,
     live_server: str,
-    sample_catalogue,  # type: ignore[no-untyped-def]
+    sample_catalogue,
     javascript: bool,
 ) -> None:
     legal = legal_samsara_list(sample_catalogue)
@@ -54,7 +54,7 @@ def test_paste_see_violations_fix_see_legal(
 def test_deck_pages_fit_a_phone_screen(
     browser: Browser,
     live_server: str,
-    sample_catalogue,  # type: ignore[no-untyped-def]
+    sample_catalogue,
     path: str,
 ) -> None:
     query = "?" + urlencode({"game": "samsara", "format": "m8", "list": legal_samsara_list(sample_catalogue)})
@@ -70,7 +70,7 @@ def test_deck_pages_fit_a_phone_screen(
 def test_verdict_updates_while_typing(
     browser: Browser,
     live_server: str,
-    sample_catalogue,  # type: ignore[no-untyped-def]
+    sample_catalogue,
 ) -> None:
     legal = legal_samsara_list(sample_catalogue)
     page = open_page(browser)

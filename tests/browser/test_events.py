@@ -19,7 +19,7 @@ PASSWORD = "correct horse battery"
 PLAYERS = ["阿明", "白露", "陈晨", "丁一", "鄂尔"]
 
 
-def _sign_in(page, live_server: str, name: str) -> None:  # type: ignore[no-untyped-def]
+def _sign_in(page, live_server: str, name: str) -> None:
     page.goto(live_server + "/login")
     page.get_by_label("用户名").fill(name)
     page.get_by_label("密码").fill(PASSWORD)
@@ -31,8 +31,8 @@ def _sign_in(page, live_server: str, name: str) -> None:  # type: ignore[no-unty
 def test_a_phone_finds_its_table_and_reports(
     browser: Browser,
     live_server: str,
-    sample_app,  # type: ignore[no-untyped-def]
-    make_user,  # type: ignore[no-untyped-def]
+    sample_app,
+    make_user,
     javascript: bool,
 ) -> None:
     with Session(get_engine(sample_app)) as session, session.begin():

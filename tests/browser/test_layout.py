@@ -15,13 +15,13 @@ from webapp.db import get_engine
 
 
 @pytest.fixture
-def alice(sample_app, make_user) -> None:  # type: ignore[no-untyped-def]
+def alice(sample_app, make_user) -> None:
     with Session(get_engine(sample_app)) as session, session.begin():
         make_user(session, "alice")
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_header_one_line_on_desktop_menu_on_a_phone(browser: Browser, live_server: str, alice, width: int) -> None:  # type: ignore[no-untyped-def]
+def test_header_one_line_on_desktop_menu_on_a_phone(browser: Browser, live_server: str, alice, width: int) -> None:
     page = new_page(browser, width, javascript=False)  # the menu must open without JS
     try:
         sign_in(page, live_server)
@@ -54,7 +54,7 @@ def test_header_one_line_on_desktop_menu_on_a_phone(browser: Browser, live_serve
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_collection_sets_and_search_table_fit_with_every_control_on_screen(  # type: ignore[no-untyped-def]
+def test_collection_sets_and_search_table_fit_with_every_control_on_screen(
     browser: Browser,
     live_server: str,
     alice,
@@ -142,7 +142,7 @@ def test_one_result_goes_to_the_card_and_random_obeys_the_game(browser: Browser,
 
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
-def test_deck_plus_keeps_the_place_and_merges_lines(  # type: ignore[no-untyped-def]
+def test_deck_plus_keeps_the_place_and_merges_lines(
     browser: Browser,
     live_server: str,
     sample_app,
@@ -176,7 +176,7 @@ def test_deck_plus_keeps_the_place_and_merges_lines(  # type: ignore[no-untyped-
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_names_for_people_and_english_words(browser: Browser, live_server: str, sample_catalogue, width: int) -> None:  # type: ignore[no-untyped-def]
+def test_names_for_people_and_english_words(browser: Browser, live_server: str, sample_catalogue, width: int) -> None:
     """Items 11 and 18: no rule codes or format codes in the verdict; English pages in English."""
     small = "名称: 小\n主卡组:\n3 孙悟空\n"
     page = new_page(browser, width, javascript=False)
@@ -203,7 +203,7 @@ def test_names_for_people_and_english_words(browser: Browser, live_server: str, 
         page.context.close()
 
 
-def test_haves_show_stars_and_checklist_fields_select_on_focus(browser: Browser, live_server: str, alice) -> None:  # type: ignore[no-untyped-def]
+def test_haves_show_stars_and_checklist_fields_select_on_focus(browser: Browser, live_server: str, alice) -> None:
     """Item 17: 龍之弈 rarity as ★★★★, and typing 3 into a "0" field gives 3."""
     page = new_page(browser, PHONE)
     try:
@@ -228,7 +228,7 @@ def test_haves_show_stars_and_checklist_fields_select_on_focus(browser: Browser,
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_undo_of_an_import_asks_first(browser: Browser, live_server: str, alice, width: int, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_undo_of_an_import_asks_first(browser: Browser, live_server: str, alice, width: int, tmp_path) -> None:
     """Item 16: 撤销 leads to a question page (no JS needed); only its button undoes."""
     csv = tmp_path / "mine.csv"
     csv.write_text("set,number,quantity\nM4,M4-001,2\n", encoding="utf-8")

@@ -19,7 +19,7 @@ from webapp.db import get_engine
 PASSWORD = "correct horse battery"
 
 
-def sign_in(page, server: str, name: str) -> None:  # type: ignore[no-untyped-def]
+def sign_in(page, server: str, name: str) -> None:
     page.goto(server + "/login")
     page.get_by_label("用户名").fill(name)
     page.get_by_label("密码").fill(PASSWORD)
@@ -30,8 +30,8 @@ def sign_in(page, server: str, name: str) -> None:  # type: ignore[no-untyped-de
 def test_alice_and_bob_find_each_other_and_swap(
     browser: Browser,
     live_server: str,
-    sample_app,  # type: ignore[no-untyped-def]
-    make_user,  # type: ignore[no-untyped-def]
+    sample_app,
+    make_user,
 ) -> None:
     with Session(get_engine(sample_app)) as session, session.begin():
         alice = make_user(session, "alice", password=PASSWORD, lists_public=True).id

@@ -19,8 +19,8 @@ PASSWORD = "correct horse battery"
 def test_want_a_card_and_share_the_lists(
     browser: Browser,
     live_server: str,
-    sample_app,  # type: ignore[no-untyped-def]
-    make_user,  # type: ignore[no-untyped-def]
+    sample_app,
+    make_user,
     javascript: bool,
 ) -> None:
     with Session(get_engine(sample_app)) as session, session.begin():
