@@ -214,7 +214,13 @@ def _cover(wants: list[_Want], by_card: dict[int, list[_Copy]]) -> list[LineSpec
             used[id(copy)] = used.get(id(copy), 0) + n
             taken[(copy.printing_id, copy.grade)] += n
             need -= n
-    return [LineSpec(pid, grade, q) for (pid, grade), q in sorted(taken.items())]
+    # Unsorted: only the partners shown get their lines sorted (find_matches), since sorting
+    # (printing, grade) keys for each of a thousand candidate partners cost more than covering.
+    return [LineSpec(pid, grade, q) for (pid, grade), q in taken.items()]
+
+
+def _sorted(lines: list[LineSpec]) -> list[LineSpec]:
+    return sorted(lines, key=lambda line: (line.printing_id, line.grade))
 
 
 def find_matches(*, session: Session, user_id: int, now: datetime, limit: int = MAX_PARTNERS) -> list[Match]:
@@ -244,7 +250,10 @@ def find_matches(*, session: Session, user_id: int, now: datetime, limit: int = 
     names = dict(session.execute(select(USER.id, USER.username).where(USER.id.in_(sorted(matches)))).all())
     for uid, match in matches.items():
         match.username = names.get(uid, "?")
-    return sorted(matches.values(), key=lambda m: m.rank_key)[:limit]
+    shown = sorted(matches.values(), key=lambda m: m.rank_key)[:limit]
+    for match in shown:
+        match.they_give, match.i_give = _sorted(match.they_give), _sorted(match.i_give)
+    return shown
 
 
 def _my_trade_cards(session: Session, user_id: int) -> set[int]:
