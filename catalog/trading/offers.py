@@ -251,14 +251,15 @@ def propose(
     return trade
 
 
-def _open_offer(trade: Trade, version: int, now: datetime) -> None:
-    """Refuse unless the trade is an open offer at ``version``."""
+def check_open_offer(
+    trade: Trade, version: int, now: datetime, *, action: tuple[str, str] = ("不能再修改", "it cannot change")
+) -> None:
+    """Refuse (409) unless the trade is an open offer at ``version``; ``action`` ends the
+    message about a closed trade ("不能接受" for an accept, "不能再修改" for an edit)."""
     if is_expired(trade, now):
         raise conflict("这个报价已过期", "this offer has expired")
     if trade.status not in OFFERED:
-        raise conflict(
-            f"这笔交易已是「{trade.status}」状态，不能再修改", f"the trade is {trade.status}: it cannot change"
-        )
+        raise conflict(f"这笔交易已是「{trade.status}」状态，{action[0]}", f"the trade is {trade.status}: {action[1]}")
     if version != trade.version:
         raise StaleVersion(
             Message(
@@ -292,7 +293,7 @@ def counter(
         raise TradeError(Message("报价至少要有一张卡", "an offer needs at least one card"))
     check_printings(session, [*give_lines, *get_lines])
     trade = locked_trade(session, trade_id=trade_id, user_id=user_id)
-    _open_offer(trade, version, now)
+    check_open_offer(trade, version, now)
     other = other_party(trade, user_id)
     check_available(
         session,
@@ -320,7 +321,7 @@ def decline(*, session: Session, trade_id: int, user_id: int, now: datetime, mes
     trade = locked_trade(session, trade_id=trade_id, user_id=user_id)
     if trade.status == "declined":
         return trade  # a retried request
-    _open_offer(trade, trade.version, now)
+    check_open_offer(trade, trade.version, now)
     if user_id == trade.author_id:
         raise conflict(
             "这是你提出的报价：请用“撤回”而不是“拒绝”", "this is your own offer: cancel it instead of declining"

@@ -22,18 +22,18 @@ from sqlmodel import Session
 from catalog.collection.ledger import adjust
 from catalog.errors import Message
 from catalog.models import Trade
-from catalog.trading.errors import NeedsAttention, StaleVersion
+from catalog.trading.errors import NeedsAttention
 from catalog.trading.offers import (
     _usernames,
+    check_open_offer,
     conflict,
-    is_expired,
     lines_of,
     locked_trade,
     other_party,
     record,
 )
 from catalog.trading.reservation import check_available, deferred_flags
-from catalog.trading.tables import EVENT, OFFERED, SHIPPING
+from catalog.trading.tables import EVENT, SHIPPING
 
 
 @dataclass(frozen=True)
@@ -102,19 +102,7 @@ def accept(*, session: Session, trade_id: int, user_id: int, version: int, now: 
     settled = trade.status in ("accepted", "completed", "disputed") and trade.version == version
     if settled and _accepted_before(session, trade, user_id, version):
         return Outcome(trade, repeated=True)
-    if is_expired(trade, now):
-        raise conflict("这个报价已过期", "this offer has expired")
-    if trade.status not in OFFERED:
-        raise conflict(
-            f"这笔交易已是「{trade.status}」状态，不能接受", f"the trade is {trade.status}: it cannot be accepted"
-        )
-    if version != trade.version:
-        raise StaleVersion(
-            Message(
-                f"报价已被修改（现在是第 {trade.version} 版，你看到的是第 {version} 版）：请刷新后再看",
-                f"the offer changed (now version {trade.version}, you saw {version}): reload and look again",
-            )
-        )
+    check_open_offer(trade, version, now, action=("不能接受", "it cannot be accepted"))
     if user_id == trade.author_id:
         raise conflict("这是你提出的版本，要等对方接受", "you wrote this version: the other party accepts it")
     if trade.needs_attention:
