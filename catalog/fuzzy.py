@@ -15,7 +15,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 
-import numpy as np
 from rapidfuzz import fuzz, process
 
 CANDIDATES = 256  # names RapidFuzz scores per query
@@ -34,6 +33,10 @@ class NameIndex:
     """Grams → names, for :meth:`nearest`. Built once per card pool (the pool is cached)."""
 
     def __init__(self, names: Iterable[str]) -> None:
+        # numpy here, not at the top: a deck check loads this module, and only a check with an
+        # unknown name builds an index (numpy costs ~0.15 s to import; issue 17).
+        import numpy as np
+
         self.names: list[str] = list(dict.fromkeys(names))
         postings: dict[str, list[int]] = {}
         for index, name in enumerate(self.names):
@@ -44,6 +47,8 @@ class NameIndex:
 
     def nearest(self, query: str, *, limit: int = 3) -> list[str]:
         """Up to ``limit`` names nearest to ``query``, best first (ties: the earlier name)."""
+        import numpy as np
+
         if not query or not self.names:
             return []
         found = [self._postings[g] for g in sorted(grams(query)) if g in self._postings]

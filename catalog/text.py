@@ -16,17 +16,34 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Mapping
+from typing import NamedTuple
 
 import opencc
-from pypinyin import lazy_pinyin
-from pypinyin.phrases_dict import phrases_dict as PHRASES_DICT
-from pypinyin.pinyin_dict import pinyin_dict as PINYIN_DICT
 
 _WHITESPACE = re.compile(r"\s+")
 # Name separators people type for the middle dot of 小红帽·狼猎手: all fold to U+00B7.
 _DOTS = str.maketrans({"・": "·", "•": "·", "‧": "·", "･": "·", "⋅": "·"})
 MAX_PHRASE = 10  # the longest entry of pypinyin's phrase dictionary
-_PHRASE_STARTS = frozenset(phrase[:2] for phrase in PHRASES_DICT)
+
+
+class _Pinyin(NamedTuple):
+    readings: Mapping[int, object]  # code point → readings: which characters have pinyin at all
+    phrases: Mapping[str, object]  # pypinyin's phrase dictionary (the keys are what we need)
+    phrase_starts: frozenset[str]  # first two characters of every phrase
+
+
+@functools.cache
+def _pinyin() -> _Pinyin:
+    """pypinyin's dictionaries, loaded on the first name that needs its pinyin (issue 17).
+
+    Importing pypinyin costs ~0.4 s (the phrase dictionary), which every command paid through
+    this module; only an import computes pinyin keys — a query is matched against the keys
+    stored with each name, so search, deck checks and pages never load it."""
+    from pypinyin.phrases_dict import phrases_dict
+    from pypinyin.pinyin_dict import pinyin_dict
+
+    return _Pinyin(pinyin_dict, phrases_dict, frozenset(phrase[:2] for phrase in phrases_dict))
 
 
 @functools.cache
@@ -71,11 +88,15 @@ def fold(text: str) -> str:
 @functools.cache
 def _char_reading(char: str) -> str:
     """The usual tone-less reading of one character (pypinyin's first reading)."""
+    from pypinyin import lazy_pinyin
+
     return lazy_pinyin(char)[0]
 
 
 @functools.cache
 def _phrase_readings(phrase: str) -> tuple[str, ...]:
+    from pypinyin import lazy_pinyin
+
     return tuple(lazy_pinyin(phrase))
 
 
@@ -88,21 +109,24 @@ def syllables(text: str) -> list[str]:
     the per-call cost of ``lazy_pinyin`` dominated large imports (measured: 3× slower).
     """
     folded = fold(text)
+    if folded.isascii():  # nothing to read (codes, English names): no dictionary needed
+        return list(folded)
+    dictionaries = _pinyin()
     out: list[str] = []
     index, size = 0, len(folded)
     while index < size:
         char = folded[index]
-        if char.isascii() or ord(char) not in PINYIN_DICT:
+        if char.isascii() or ord(char) not in dictionaries.readings:
             out.append(char)
             index += 1
             continue
-        if folded[index : index + 2] not in _PHRASE_STARTS:
+        if folded[index : index + 2] not in dictionaries.phrase_starts:
             out.append(_char_reading(char))
             index += 1
             continue
         for length in range(min(MAX_PHRASE, size - index), 1, -1):
             phrase = folded[index : index + length]
-            if phrase in PHRASES_DICT:
+            if phrase in dictionaries.phrases:
                 out.extend(_phrase_readings(phrase))
                 index += length
                 break

@@ -7,7 +7,8 @@
 - ``completion``: ``complete_set`` (Monte Carlo) and ``exact_expected_boxes``.
 """
 
-from catalog.boosters.completion import Completion, complete_set, exact_expected_boxes
+from typing import TYPE_CHECKING, Any
+
 from catalog.boosters.model import (
     MAX_BOXES,
     MAX_PACKS,
@@ -28,7 +29,29 @@ from catalog.boosters.model import (
     parse_int,
 )
 from catalog.boosters.odds import Odds, pack_odds
-from catalog.boosters.opening import CollectionLine, Opening, collection_lines, open_model, open_packs
+
+if TYPE_CHECKING:
+    from catalog.boosters.completion import Completion, complete_set, exact_expected_boxes
+    from catalog.boosters.opening import CollectionLine, Opening, collection_lines, open_model, open_packs
+
+# Drawing needs numpy (~0.15 s to import): the parts that draw load on first use, so a page or
+# command that only names the errors or the limits (every blueprint is imported when the app
+# is created) does not pay for it (issue 17).
+_COMPLETION = frozenset({"Completion", "complete_set", "exact_expected_boxes"})
+_OPENING = frozenset({"CollectionLine", "Opening", "collection_lines", "open_model", "open_packs"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _COMPLETION:
+        from catalog.boosters import completion
+
+        return getattr(completion, name)
+    if name in _OPENING:
+        from catalog.boosters import opening
+
+        return getattr(opening, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "MAX_BOXES",

@@ -17,10 +17,9 @@ from typing import Any
 import numpy as np
 
 from catalog.boosters.engine import box_counts
-from catalog.boosters.model import BadCount, Message, PackModel, check_seed, make_rng
+from catalog.boosters.model import MAX_TRIALS, BadCount, Message, PackModel, check_seed, make_rng
 
 PLAYSET = 3
-MAX_TRIALS = 1_000_000
 # Packs generated per numpy step: bounds memory whatever the trials, and small enough to stay
 # in the CPU caches (64k packs ran twice as fast as 1M in the benchmark).
 CHUNK_PACKS = 1 << 16

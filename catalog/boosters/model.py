@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -19,6 +18,9 @@ from catalog.games import DEFAULT_GAME, GAMES, get_game, module_of
 from catalog.models import Card, CardSet, Game, PackTemplate, Printing
 from catalog.text import fold
 
+if TYPE_CHECKING:
+    import numpy as np
+
 # "Absurdly large": a web request or a CLI call opens at most this many boxes / packs. The Monte
 # Carlo (which never builds card lists) has its own, much larger, bounds.
 MAX_BOXES = 100
@@ -26,6 +28,7 @@ MAX_PACKS = 2000
 # Seeds are kept to 63 bits so that they fit a signed 64-bit column (the future ledger's reason
 # and any SQL database) and survive every JSON parser that reads integers as int64.
 MAX_SEED = 2**63 - 1
+MAX_TRIALS = 1_000_000  # Monte Carlo trials of one ``complete_set`` (here: the CLI shows it)
 
 
 class BoosterError(LunzangError):
@@ -256,6 +259,8 @@ def check_seed(seed: int | None) -> int:
     bits) reduced to 63 bits, so every opening has a seed that can be shown and replayed.
     """
     if seed is None:
+        import numpy as np  # here, not at the top: pages and commands that never draw skip it
+
         # why the type: ignore below: numpy types entropy as int | Sequence[int]; a fresh SeedSequence's is an int
         return int(np.random.SeedSequence().entropy) & MAX_SEED  # type: ignore[arg-type]
     if seed < 0:
@@ -267,6 +272,8 @@ def check_seed(seed: int | None) -> int:
 
 def make_rng(seed: int) -> np.random.Generator:
     """The one generator every opening uses: same seed ⇒ same cards on every machine."""
+    import numpy as np
+
     return np.random.Generator(np.random.PCG64(seed))
 
 

@@ -23,7 +23,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import and_, func, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session
 
 from catalog.collection.grades import ItemGrade
@@ -108,8 +107,18 @@ def _insert_missing(session: Session, rows: list[dict[str, Any]]) -> None:
     if not rows:
         return
     dialect = session.get_bind().dialect.name
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    statement = insert(ITEMS).on_conflict_do_nothing(index_elements=["user_id", "printing_id", *GRADE_COLUMNS])
+    # The dialects here, not at the top: importing PostgreSQL's (with asyncpg's) costs every
+    # command ~40 ms, and a SQLite server never needs it (issue 17).
+    index_elements = ["user_id", "printing_id", *GRADE_COLUMNS]
+    statement: Any
+    if dialect == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
+        statement = postgresql.insert(ITEMS).on_conflict_do_nothing(index_elements=index_elements)
+    else:
+        from sqlalchemy.dialects import sqlite
+
+        statement = sqlite.insert(ITEMS).on_conflict_do_nothing(index_elements=index_elements)
     session.execute(statement, rows)
 
 

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from openpyxl import Workbook
-from openpyxl.styles import Font
 from sqlmodel import Session
 
 from catalog.events.prizes import placings
@@ -19,6 +17,9 @@ from catalog.events.registration import last_round, registrations
 from catalog.events.running import matches, standings
 from catalog.events.seasons import Leaderboard
 from catalog.models import Event
+
+if TYPE_CHECKING:
+    from openpyxl import Workbook
 
 PLAYER_HEADER = ("编号", "选手", "账号", "卡组哈希", "卡组合法", "问题", "首轮", "退赛自第几轮", "取消资格", "卡组")
 ROUND_HEADER = ("桌号", "选手A", "选手B", "A胜局", "B胜局", "平局", "结果")
@@ -47,7 +48,18 @@ def standing_rows(session: Session, event: Event, up_to: int | None = None) -> l
     ]
 
 
+def _workbook() -> Workbook:
+    """An empty workbook. openpyxl costs ~0.25 s to import: only an export pays it (issue 17)."""
+    from openpyxl import Workbook
+
+    workbook = Workbook()
+    workbook.remove(workbook.active)
+    return workbook
+
+
 def _sheet(workbook: Workbook, title: str, header: tuple[str, ...], rows: list[list[Any]]) -> None:
+    from openpyxl.styles import Font
+
     sheet = workbook.create_sheet(title)
     sheet.append(list(header))
     for cell in sheet[1]:
@@ -59,8 +71,7 @@ def _sheet(workbook: Workbook, title: str, header: tuple[str, ...], rows: list[l
 
 def event_workbook(*, session: Session, event: Event) -> bytes:
     """The event as XLSX: 选手与卡组, 第 N 轮 for every round, 排名, 奖励."""
-    workbook = Workbook()
-    workbook.remove(workbook.active)
+    workbook = _workbook()
     regs = registrations(session=session, event=event)
     names = {r.id: r.player_name for r in regs}
     _sheet(
@@ -131,8 +142,7 @@ def _season_rows(board: Leaderboard) -> list[list[Any]]:
 
 
 def season_workbook(board: Leaderboard) -> bytes:
-    workbook = Workbook()
-    workbook.remove(workbook.active)
+    workbook = _workbook()
     _sheet(workbook, "赛季排名", SEASON_HEADER, _season_rows(board))
     history = [
         [r.player, e.name, e.date.isoformat(), place, points] for r in board.rows for e, place, points in r.events

@@ -26,9 +26,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-import networkx as nx
-import numpy as np
-
 from catalog.errors import LunzangError, Message
 
 BAND = 8
@@ -78,6 +75,8 @@ def register_pairing_system(name: str, system: PairingSystem) -> None:
 
 def _match(order: list[Candidate], band: int) -> set[tuple[int, int]] | None:
     """A full pairing of ``order`` (ids), or None when the band graph has none."""
+    import networkx as nx  # ~0.3 s to import: only pairing a round pays it (issue 17)
+
     n = len(order)
     graph = nx.Graph()
     graph.add_nodes_from(p.id for p in order)
@@ -106,6 +105,8 @@ def _full_pairing(order: list[Candidate]) -> set[tuple[int, int]] | None:
 
 def swiss(request: PairingRequest) -> list[Pairing]:
     """Pair one Swiss round (see the module docstring)."""
+    import numpy as np
+
     rng = np.random.Generator(np.random.PCG64(request.seed))
     players = list(request.players)
     shuffle = {p.id: int(k) for p, k in zip(players, rng.permutation(len(players)), strict=True)}

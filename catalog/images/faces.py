@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
-import json
 import math
 import os
 import re
@@ -28,24 +27,21 @@ from typing import Any
 from PIL import Image, ImageDraw, ImageFont
 
 from catalog.games.base import RGB, GameModule
+from catalog.images.keys import (  # noqa: F401  (re-exported: callers name them as faces.*)
+    FORMATS,
+    RENDERER_VERSION,
+    SIZES,
+    cache_key,
+    cache_path,
+    cached,
+    dimensions,
+    image_version,
+)
 from catalog.models import Card, CardSet, Printing
-from catalog.text import fold
 
-# Bump when the drawing changes: it is part of every cache key and image URL.
-RENDERER_VERSION = "2"  # 2: KeyForge power printed 战斗力, the word its pages use
-
-# Card width in pixels per size; the height keeps 63:88.
-SIZES: dict[str, int] = {"small": 146, "normal": 488, "large": 745}
-FORMATS = ("webp", "png")
 BASE_WIDTH = 488  # the layout below is written in pixels of the normal size
 
 Font = ImageFont.FreeTypeFont
-
-
-def dimensions(size: str) -> tuple[int, int]:
-    """(width, height) in pixels of a card at ``size``: 63×88 mm proportions."""
-    width = SIZES[size]
-    return width, round(width * 88 / 63)
 
 
 def font_path() -> Path:
@@ -365,38 +361,6 @@ def _draw_rarity(
 # ---------------------------------------------------------------------------- cache
 
 
-def image_version(card: Card, printing: Printing, card_set: CardSet, game: GameModule) -> str:
-    """A short hash of everything drawn on the face plus the renderer version (for ``?v=``)."""
-    data = {
-        "renderer": RENDERER_VERSION,
-        "game": game.slug,
-        "card": {
-            f: getattr(card, f)
-            for f in (
-                "name",
-                "type",
-                "subtype",
-                "attributes",
-                "faction",
-                "cost_text",
-                "cost",
-                "attack",
-                "defense",
-                "level",
-                "life",
-                "traits",
-                "keywords",
-                "text",
-                "extra",
-            )
-        },
-        "printing": [printing.number, printing.rarity],
-        "set": [card_set.code, card_set.sample],
-    }
-    blob = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()[:16]
-
-
 def encode(image: Image.Image, fmt: str) -> bytes:
     buffer = io.BytesIO()
     if fmt == "webp":
@@ -406,25 +370,6 @@ def encode(image: Image.Image, fmt: str) -> bytes:
     else:
         raise ValueError(f"unknown format {fmt!r}")
     return buffer.getvalue()
-
-
-def cache_key(game: str, set_code: str, number: str, version: str, size: str, fmt: str) -> str:
-    """The sha256 naming one cached face: the printing (folded as URLs are), its data version,
-    size and format. Computable from an image URL alone, so a warm request needs no query."""
-    blob = f"{game}|{fold(set_code)}|{fold(number)}|{version}|{size}|{fmt}"
-    return hashlib.sha256(blob.encode()).hexdigest()
-
-
-def _cache_path(cache_dir: Path, key: str, fmt: str) -> Path:
-    return cache_dir / key[:2] / f"{key}.{fmt}"
-
-
-def cached(cache_dir: Path, key: str, fmt: str) -> bytes | None:
-    """The stored bytes for ``key``, or ``None`` when that face was never drawn here."""
-    try:
-        return _cache_path(cache_dir, key, fmt).read_bytes()
-    except FileNotFoundError:
-        return None
 
 
 def card_image(
@@ -451,7 +396,7 @@ def card_image(
     if data is not None:
         return data, key
     data = encode(render_card(card, printing, card_set, game, size), fmt)
-    path = _cache_path(cache_dir, key, fmt)
+    path = cache_path(cache_dir, key, fmt)
     path.parent.mkdir(parents=True, exist_ok=True)
     # Write then rename: a concurrent reader sees the whole file or none.
     handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".part")

@@ -48,6 +48,7 @@ from sqlmodel import Session, col, select
 from catalog.errors import LunzangError, Message
 from catalog.games.base import GameModule
 from catalog.images import faces as images
+from catalog.images.keys import scan_hashes  # noqa: F401  (re-exported: callers name it as scans.*)
 from catalog.models import Card, CardSet, Game, Printing, PrintingScan
 from catalog.text import fold
 
@@ -364,14 +365,6 @@ def remove_scan(*, session: Session, printing_id: int) -> str | None:
     session.delete(row)
     session.flush()
     return row.sha256
-
-
-def scan_hashes(session: Session, printing_ids: list[int] | None = None) -> dict[int, str]:
-    """printing id → scan hash, for the given printings (all when ``None``)."""
-    query = select(PrintingScan.printing_id, PrintingScan.sha256)
-    if printing_ids is not None:
-        query = query.where(col(PrintingScan.printing_id).in_(printing_ids))
-    return {printing_id: sha for printing_id, sha in session.execute(query)}
 
 
 # ---------------------------------------------------------------------------- a folder at once

@@ -18,7 +18,6 @@ from flask_login import current_user, login_required
 
 from catalog.errors import LunzangError
 from catalog.games import GAMES
-from catalog.images import scans
 from catalog.lookup import UnknownPrinting, find_printing
 from webapp.admin import bp
 from webapp.db import get_session
@@ -48,6 +47,8 @@ def _localized(error: LunzangError) -> str:
 
 
 def _page(status: int = 200, **form: str) -> Any:
+    from catalog.images import scans  # Pillow: only the scan pages pay for it (issue 17)
+
     rows = scans.list_scans(session=get_session())
     uploaded = request.args.get("uploaded", "")
     latest = next((row for row in rows if str(row.printing_id) == uploaded), None)
@@ -71,6 +72,8 @@ def scans_page() -> Any:
 @bp.post("/scans")
 @admin_required
 def upload_scan() -> Any:
+    from catalog.images import scans  # Pillow: only the scan pages pay for it (issue 17)
+
     game = request.form.get("game", "").strip()
     set_code = request.form.get("set_code", "").strip()
     number = request.form.get("number", "").strip()
@@ -104,6 +107,8 @@ def upload_scan() -> Any:
 @bp.post("/scans/<int:printing_id>/remove")
 @admin_required
 def remove_scan(printing_id: int) -> Any:
+    from catalog.images import scans  # Pillow: only the scan pages pay for it (issue 17)
+
     removed = scans.remove_scan(session=get_session(), printing_id=printing_id)
     if removed:
         flash(_("已删除这张卡图，卡面恢复为绘制的版本。"))

@@ -18,8 +18,7 @@ from flask_babel import gettext as _
 
 from catalog import browse
 from catalog.games import GAMES
-from catalog.images import faces as images
-from catalog.images import scans
+from catalog.images import keys as images
 from catalog.lookup import UnknownPrinting, find_printing
 from catalog.models import Card, CardSet, Printing, PrintingScan
 from webapp.cards import bp
@@ -32,7 +31,7 @@ MIMETYPES = {"webp": "image/webp", "png": "image/png"}
 def _scan_hashes() -> dict[int, str]:
     """printing id → scan hash, read once per request (scans are few: uploaded by admins)."""
     if "scan_hashes" not in g:
-        g.scan_hashes = scans.scan_hashes(get_session())
+        g.scan_hashes = images.scan_hashes(get_session())
     found: dict[int, str] = g.scan_hashes
     return found
 
@@ -96,6 +95,8 @@ def card_image(game_slug: str, set_code: str, filename: str) -> Any:
     )
     assert printing is not None and card is not None and card_set is not None
     scan = session.get(PrintingScan, printing.id)
+    from catalog.images import scans  # Pillow: only drawing (a cold cache) pays for it (issue 17)
+
     face, etag = scans.face_of(
         card,
         printing,

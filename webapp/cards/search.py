@@ -20,6 +20,7 @@ from catalog.search.keys import FLAGS, KEYS, lookup
 from catalog.text import fold
 from webapp.cards import bp
 from webapp.cards.routes import _columns, _game_or_404, field_labels
+from webapp.cards.tiles import tiles_for
 from webapp.db import get_session
 from webapp.helpers import mark_error, owned_for, working_deck
 
@@ -119,17 +120,18 @@ def results_context(result: SearchResult) -> dict[str, Any]:
     cards = [hit.card for hit in result.hits]
     deck_game, deck_text = working_deck()
     copies = copies_by_name(deck_text)
-    return {
+    context: dict[str, Any] = {
         "deck_game": deck_game,
         "deck_copies": {card.name: copies.get(fold(card.name), 0) for card in cards},
         "columns": _columns(cards),
         "labels": _labels_for(result),
-        "tile_labels": {slug: field_labels(slug) for slug in {hit.game for hit in result.hits}},
         "games": GAMES,
         "several_games": len({hit.game for hit in result.hits}) > 1,
         "page_numbers": _pages(result),
         "owned": owned_for(hit.printing.id for hit in result.hits),
     }
+    context["tiles"] = tiles_for(result, context)
+    return context
 
 
 @bp.route("/cards")

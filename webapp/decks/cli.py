@@ -18,7 +18,6 @@ from catalog.decks.check import DeckCheck, check_decklist
 from catalog.decks.lists import DecklistError
 from catalog.errors import LunzangError
 from catalog.games import GAMES
-from catalog.images import decks as deckimages
 from webapp.db import get_engine
 
 
@@ -85,6 +84,8 @@ def deck_check(file: str, game: str | None, format_code: str | None, as_json: bo
 
 def _checked(file: str, game: str | None, format_code: str | None) -> tuple[Session, DeckCheck]:
     """The decklist judged, in an open session; exits 2 when unreadable or naming unknown cards."""
+    from catalog.images import decks as deckimages  # Pillow: only drawing pays for it (issue 17)
+
     text = _read(file)
     engine = get_engine()
     if catalog_db.is_empty(engine):
@@ -124,6 +125,7 @@ def _write(out: Path, data: bytes) -> None:
 @with_appcontext
 def deck_image(file: str, game: str | None, format_code: str | None, out: Path) -> None:
     """把卡组画成一张 PNG（卡图网格、张数、合法性），便于分享。出错时退出码为 2，不写文件。"""
+    from catalog.images import decks as deckimages  # Pillow: only drawing pays for it (issue 17)
     from webapp.helpers import cache_dir, scan_dir
 
     session, result = _checked(file, game, format_code)
@@ -141,6 +143,7 @@ def deck_image(file: str, game: str | None, format_code: str | None, out: Path) 
 @with_appcontext
 def deck_proxies(file: str, game: str | None, out: Path) -> None:
     """把卡组的每一张卡排成 A4 代理卡 PDF（每页 3×3，63×88 毫米，带裁切线）。出错时退出码为 2，不写文件。"""
+    from catalog.images import decks as deckimages  # Pillow: only drawing pays for it (issue 17)
     from webapp.helpers import scan_dir
 
     session, result = _checked(file, game, None)

@@ -27,7 +27,6 @@ from catalog.decks.lists import (
     write_text,
 )
 from catalog.games import GAMES
-from catalog.images import decks as deckimages
 from catalog.rules import SECTIONS, Rulebook
 from catalog.text import fold
 from webapp.db import get_session
@@ -169,6 +168,8 @@ def export(kind: str) -> Response:
 
 def _drawable() -> Any:
     """The checked deck, or 400 when it is empty, unreadable or names cards we do not have."""
+    from catalog.images import decks as deckimages  # Pillow: only drawing pays for it (issue 17)
+
     text, game, format_code, _turns = _params()
     result, problems = _run(text, game, format_code)
     if result is None:
@@ -188,6 +189,8 @@ def _download(data: bytes, mimetype: str, filename: str) -> Response:
 @bp.route("/decks/image.png")
 def deck_image() -> Response:
     """The checked deck as a PNG to share (grid of card images, counts, legality badge)."""
+    from catalog.images import decks as deckimages  # Pillow: only drawing pays for it (issue 17)
+
     data, _rows = deckimages.deck_image_of(
         session=get_session(), check=_drawable(), scan_dir=scan_dir(), cache_dir=cache_dir()
     )
@@ -197,6 +200,8 @@ def deck_image() -> Response:
 @bp.route("/decks/proxies.pdf")
 def proxies() -> Response:
     """Every copy of the checked deck on A4 proxy sheets (3×3 cards of 63×88 mm, cut marks)."""
+    from catalog.images import decks as deckimages  # Pillow: only drawing pays for it (issue 17)
+
     try:
         data, _copies = deckimages.deck_proxies_of(session=get_session(), check=_drawable(), scan_dir=scan_dir())
     except deckimages.TooManyProxies as error:

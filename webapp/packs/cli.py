@@ -10,7 +10,7 @@ from flask.cli import with_appcontext
 from sqlmodel import Session
 
 from catalog import boosters
-from catalog.boosters.completion import MAX_TRIALS
+from catalog.boosters.model import MAX_TRIALS
 from catalog.games import DEFAULT_GAME
 from webapp.cli_support import friendly
 from webapp.db import get_engine

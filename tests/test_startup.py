@@ -1,0 +1,89 @@
+"""What starting costs (issue 17): creating the app, ``lunzang --help``, a search and a deck check
+load none of the heavy libraries. pypinyin (~0.4 s: its phrase dictionary) is for an import
+computing new pinyin keys, numpy for packs, pairings and misspelt names, Pillow for drawing,
+networkx for pairing, openpyxl for score sheets, Alembic for migrating. Checked by which
+modules a fresh interpreter holds afterwards, not by time (timings: tests/benchmarks/
+test_cli_speed.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import Engine
+
+from tests.conftest import ROOT
+from tests.test_decks import legal_samsara_list
+
+HEAVY = ("pypinyin", "numpy", "PIL", "networkx", "openpyxl", "alembic", "sqlalchemy.dialects.postgresql")
+
+# Runs a ``lunzang`` command in this interpreter (or only creates the app), then prints which
+# of the heavy modules it loaded on the last line.
+PROBE = """
+import json, sys
+heavy = json.loads(sys.argv[1])
+if sys.argv[2] == "create_app":
+    from webapp import create_app
+    create_app()
+else:
+    from webapp.__main__ import cli
+    try:
+        cli.main(sys.argv[2:], prog_name="lunzang", standalone_mode=False)
+    except SystemExit:
+        pass
+print()
+print(json.dumps(sorted(m for m in heavy if m in sys.modules)))
+"""
+
+
+def _loaded(database_url: str, *args: str) -> list[str]:
+    env = {**os.environ, "DATABASE_URL": database_url}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(HEAVY), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    loaded: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return loaded
+
+
+def _expected(database_url: str) -> list[str]:
+    # The PostgreSQL dialect is what a PostgreSQL database runs on: loaded there, never on SQLite.
+    return ["sqlalchemy.dialects.postgresql"] if database_url.startswith("postgresql") else []
+
+
+def test_creating_the_app_loads_no_heavy_library(database_url: str) -> None:
+    assert _loaded(database_url, "create_app") == []
+
+
+def test_help_loads_no_heavy_library(database_url: str) -> None:
+    assert _loaded(database_url, "--help") == []
+
+
+@pytest.mark.parametrize("query", ["孙悟空", "sunwukong", "swk", "t:战魂 a:火 cost<=3"])
+def test_search_needs_no_pinyin_dictionary(database_url: str, sample_catalogue: Engine, query: str) -> None:
+    """The query is matched against the pinyin stored with every name: folding it needs OpenCC
+    (Traditional → Simplified), never pypinyin."""
+    assert _loaded(database_url, "search", query) == _expected(database_url)
+
+
+def test_deck_check_loads_no_heavy_library(database_url: str, sample_catalogue: Engine, tmp_path: Path) -> None:
+    deck = tmp_path / "deck.txt"
+    deck.write_text(legal_samsara_list(sample_catalogue), encoding="utf-8")
+    assert _loaded(database_url, "deck", "check", str(deck), "--game", "samsara") == _expected(database_url)
+
+
+def test_the_heavy_libraries_still_load_where_they_are_used(database_url: str, sample_catalogue: Engine) -> None:
+    """The lazy imports are reached: opening packs loads numpy (and nothing else heavy)."""
+    assert _loaded(database_url, "packs", "open", "--set", "M4", "--packs", "1", "--seed", "1") == sorted(
+        ["numpy", *_expected(database_url)]
+    )

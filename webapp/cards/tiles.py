@@ -1,0 +1,170 @@
+"""Search result tiles (issue 17): what a tile shows of its printing, rendered once and kept.
+
+A results page of 60 rich tiles cost 2.5× the search it showed (each tile ~0.35 ms of Jinja:
+macros, URLs, an image version hashed from the card's data, translations). Everything a tile
+shows of the card is the same on every page until the game's next import, so its face (the
+``tile_face`` macro of ``cards/_tile.html``) is rendered once per printing, language and image
+(an uploaded scan changes it) and kept here, with the translated labels of its buttons; a page
+then only adds what is its own — the deck and collection buttons, their counts, the CSRF token
+and the way back — in the lean ``tile`` macro of ``cards/_results.html``.
+
+The key holds the game's ``catalogue_version`` (a new value on every import, read in the
+request's transaction, as ``catalog.decks.check.load_pool`` does for its pools), so a server
+never shows a tile older than what its transaction sees, and several servers need not agree on
+anything held in memory (DESIGN §9). Card data changes only through an import.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from flask import get_template_attribute, request, url_for
+from flask_babel import get_locale
+from flask_babel import gettext as _
+from flask_wtf.csrf import generate_csrf
+from markupsafe import Markup
+
+from catalog import browse
+from catalog.games import GAMES
+from catalog.search import SearchHit, SearchResult
+from webapp.cards.images import card_scan
+from webapp.cards.routes import field_labels
+from webapp.db import get_engine, get_session
+
+# Tiles kept per process: a face is ~2 kB, so at most ~10 MB; enough for the pages people browse
+# between two imports, and old versions' tiles age out on their own.
+TILE_CACHE_SIZE = 4096
+_faces: OrderedDict[Hashable, Face] = OrderedDict()
+_faces_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Face:
+    """The cached part of a tile: its HTML up to the end of the link, and its buttons' labels."""
+
+    html: Markup
+    deck_remove: str  # aria-labels naming the card: the same on every page
+    deck_add: str
+    collection_remove: str
+    collection_add: str
+
+
+@dataclass(frozen=True)
+class TilePage:
+    """What every tile of one page shares: the forms' targets, the CSRF token, the way back."""
+
+    csrf: str
+    back: str  # this page's path and query, where the buttons return
+    deck_action: str
+    deck_check: str
+    collection_action: str
+    deck_game: str
+    signed_in: bool
+
+
+@dataclass(frozen=True)
+class Tile:
+    hit: SearchHit
+    face: Face
+    page: TilePage
+    deck_copies: int
+    deck_text: str  # 卡组中 N 张
+    owned: int
+    owned_text: str  # 我有 N 张
+
+    @property
+    def deck_buttons(self) -> bool:
+        """Only for cards of the working deck's game, or any game while no deck is started."""
+        return self.page.deck_game in ("", self.hit.game)
+
+
+def cache_clear() -> None:
+    with _faces_lock:
+        _faces.clear()
+
+
+def _render_face(hit: SearchHit, several_games: bool, names: Mapping[str, str]) -> Face:
+    macro = get_template_attribute("cards/_tile.html", "tile_face")
+    name, number = hit.card.name, hit.printing.number
+    return Face(
+        html=Markup(macro(hit, GAMES[hit.game], names, several_games)),
+        deck_remove=_("从卡组移出一张「%(name)s」", name=name),
+        deck_add=_("加入一张「%(name)s」到卡组", name=name),
+        collection_remove=_("从收藏移出一张「%(name)s」（%(number)s）", name=name, number=number),
+        collection_add=_("收藏一张「%(name)s」（%(number)s）", name=name, number=number),
+    )
+
+
+def _per_count(translate: Callable[[int], str]) -> Callable[[int], str]:
+    """``translate`` called once per count on this page (most counts are 0)."""
+    seen: dict[int, str] = {}
+
+    def text(n: int) -> str:
+        if n not in seen:
+            seen[n] = translate(n)
+        return seen[n]
+
+    return text
+
+
+def tile_views(
+    result: SearchResult,
+    *,
+    several_games: bool,
+    deck_game: str,
+    deck_copies: Mapping[str, int],
+    owned: Mapping[int, int] | None,
+) -> list[Tile]:
+    """The page's tiles: each hit's cached face (rendered now when missing) and its buttons."""
+    if not result.hits:
+        return []
+    versions = browse.catalogue_versions(get_session())
+    database = get_engine().url.render_as_string(hide_password=False)
+    locale = str(get_locale())
+    common = (database, request.script_root, locale, several_games)
+    page = TilePage(
+        csrf=generate_csrf(),
+        back=request.full_path.rstrip("?"),
+        deck_action=url_for("decks.edit_working"),
+        deck_check=url_for("decks.check"),
+        collection_action=url_for("collection.change_item"),
+        deck_game=deck_game,
+        signed_in=owned is not None,
+    )
+    deck_text = _per_count(lambda n: _("卡组中 %(n)d 张", n=n))
+    owned_text = _per_count(lambda n: _("我有 %(n)d 张", n=n))
+    labels: dict[str, dict[str, str]] = {}
+    tiles = []
+    for hit in result.hits:
+        key = (*common, hit.game, versions.get(hit.game), hit.printing.id, card_scan(hit.printing))
+        with _faces_lock:
+            face = _faces.get(key)
+            if face is not None:
+                _faces.move_to_end(key)
+        if face is None:
+            if hit.game not in labels:
+                labels[hit.game] = field_labels(hit.game)
+            face = _render_face(hit, several_games, labels[hit.game])
+            with _faces_lock:
+                _faces[key] = face
+                while len(_faces) > TILE_CACHE_SIZE:
+                    _faces.popitem(last=False)
+        copies = deck_copies.get(hit.card.name, 0)
+        have = owned.get(hit.printing.id or 0, 0) if owned is not None else 0
+        tiles.append(Tile(hit, face, page, copies, deck_text(copies), have, owned_text(have)))
+    return tiles
+
+
+def tiles_for(result: SearchResult, context: Mapping[str, Any]) -> Callable[[], list[Tile]]:
+    """For the results macros: the tiles, built only when the grid view shows them."""
+    return lambda: tile_views(
+        result,
+        several_games=context["several_games"],
+        deck_game=context["deck_game"],
+        deck_copies=context["deck_copies"],
+        owned=context["owned"],
+    )
