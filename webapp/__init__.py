@@ -60,6 +60,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     app.add_template_global(game_name)
     app.add_template_global(term)
+    app.add_template_global(attribute_word)
     app.add_template_global(ui_locale)
 
     @app.context_processor
@@ -96,3 +97,15 @@ def term(game: Any, kind: str, word: str | None) -> str:
     if not word or ui_locale() != "en" or module is None:
         return word or ""
     return str(getattr(module, kind).english_name(word))
+
+
+def attribute_word(char: str, game: Any = None) -> str:
+    """An attribute or colour of a card (``火``) in the reader's language: English in English
+    (Fire). Without ``game``, the one game whose canonical attribute ``char`` is (their
+    characters differ: 火水风地光暗无, 白藍黑紅綠); as written when none or several are."""
+    if ui_locale() != "en":
+        return char
+    if game is not None:
+        return term(game, "attributes", char)
+    owners = [module for module in GAMES.values() if char in module.attributes.canonical]
+    return term(owners[0], "attributes", char) if len(owners) == 1 else char
