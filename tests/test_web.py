@@ -278,7 +278,7 @@ def test_card_page_shows_stats_traits_and_keyword_explanations(web) -> None:
         assert expected in facts
     keywords = section(markup, '<dl class="keywords">', "</dl>")
     samsara = GAMES["samsara"]
-    for label, kind in (("场上唯一", "unique"), ("护盾(2)", "shield"), ("防守", "guard")):
+    for label in ("场上唯一", "护盾(2)", "防守"):
         assert f">{label}</span>" in keywords
     # keywords without a parameter keep the glossary's words; 护盾(2) says its own number
     assert samsara.keyword_info("unique").explanation in keywords

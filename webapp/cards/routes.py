@@ -105,7 +105,7 @@ def card_detail(game_slug: str, name: str) -> Any:
     if page is None:
         abort(404, _("%(game)s没有名为「%(name)s」的卡", game=module.name, name=name))
     if page.card.name != name:
-        kept = {k: v for k, v in request.args.items() if k in ("set", "number")}
+        kept: dict[str, Any] = {k: v for k, v in request.args.items() if k in ("set", "number")}
         return redirect(url_for("cards.card_detail", game_slug=game_slug, name=page.card.name, **kept))
     # ?set=G2&number=G2-001 shows that printing's face (the prints list links there)
     chosen = next(
