@@ -300,3 +300,30 @@ def test_english_set_page_shows_game_words_in_english(web) -> None:
     assert "Game Eternal Samsara" in facts
     table = section(markup, '<table class="printings stack">', "</table>")
     assert ">Soul" in table and ">Fire</span>" in table and ">火</span>" not in table
+
+
+def test_english_pages_name_games_formats_rarities_and_houses_in_english(web, login) -> None:
+    deck = page(web, "/decks?lang=en&game=samsara&list=" + quote("3 孙悟空\n额外卡组:\n10 地之法力石"))
+    selects = section(deck, '<select id="deck-game"', '<label for="deck-list">')
+    assert ">Eternal Samsara</option>" in selects and '<optgroup label="KeyForge">' in selects
+    assert ">Standard (standard)</option>" in selects and ">M8 new environment (m8)</option>" in selects
+    assert ">Competitive (competitive)</option>" in selects and "标准" not in selects
+    types = section(deck, 'data-chart="types"', "</figure>")
+    assert 'class="label">Soul</text>' in types and 'class="label">Mana stone</text>' in types
+    attributes = section(deck, 'data-chart="attributes"', "</figure>")
+    assert 'class="label">Earth</text>' in attributes and 'data-attr="地"' in attributes
+
+    sets = page(web, "/sets?lang=en")
+    assert '<caption class="visually-hidden">Eternal Samsara · Series M</caption>' in sets
+    assert '<span class="visually-hidden"> (Common)</span>' in sets and "（Common）" not in sets
+    odds = page(web, "/packs/samsara/M4/odds?lang=en")
+    assert "7 cards: " in odds and "7 cards：" not in odds
+    missing = page(web, card_url("samsara", "nosuchcard", "lang=en"), status=404)
+    assert "Eternal Samsara has no card named “nosuchcard”" in missing
+    house = visible_text(section(page(web, card_url("keyforge", "雷鸣鼓手", "lang=en")), '<dl class="facts">', "</dl>"))
+    assert "House Brobnar" in house
+
+    login(web)
+    assert '<h2 id="game-samsara" lang="en">Eternal Samsara</h2>' in page(web, "/collection/sets?lang=en")
+    haves = page(web, "/haves?lang=en")
+    assert "Keep of Common" in haves and "Keep of 普通" not in haves

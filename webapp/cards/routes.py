@@ -18,6 +18,7 @@ from catalog.models import Card
 from catalog.rules import SECTIONS
 from catalog.search import QueryError, random_hit
 from catalog.text import fold
+from webapp import game_name
 from webapp.cards import bp
 from webapp.db import get_session
 from webapp.helpers import condition_choices, owned_for, working_deck
@@ -83,7 +84,7 @@ def set_detail(game_slug: str, code: str) -> str:
     game, module = _game_or_404(game_slug)
     page = browse.set_page(get_session(), game, code)
     if page is None:
-        abort(404, _("%(game)s没有系列 %(code)s", game=module.name, code=code))
+        abort(404, _("%(game)s没有系列 %(code)s", game=game_name(module), code=code))
     columns = _columns([card for _printing, card in page.rows])
     view = "grid" if request.args.get("view") == "grid" else "table"  # ?view=grid: the card faces
     return render_template(
@@ -103,7 +104,7 @@ def card_detail(game_slug: str, name: str) -> Any:
     session = get_session()
     page = browse.card_page(session, game, name)
     if page is None:
-        abort(404, _("%(game)s没有名为「%(name)s」的卡", game=module.name, name=name))
+        abort(404, _("%(game)s没有名为「%(name)s」的卡", game=game_name(module), name=name))
     if page.card.name != name:
         kept: dict[str, Any] = {k: v for k, v in request.args.items() if k in ("set", "number")}
         return redirect(url_for("cards.card_detail", game_slug=game_slug, name=page.card.name, **kept))
