@@ -241,7 +241,7 @@ def test_prints_list_marks_the_first_printing_and_shows_a_chosen_printings_face(
 def test_card_page_is_two_columns_by_its_markup_and_stylesheet(web) -> None:
     markup = page(web, card_url("samsara", "仙女教母"))
     layout = section(markup, '<div class="card-layout">', '<section class="card-printings"')
-    for part in ('class="page-header card-head"', 'class="card-image card-media"', 'class="card-main"'):
+    for part in ('class="page-header card-head"', '<figure class="card-image">', 'class="card-main"'):
         assert part in layout
     assert layout.index("card-facts") > layout.index("card-main") and "card-legality" in layout
 

@@ -29,7 +29,7 @@ def test_card_page_two_columns_on_desktop_one_on_a_phone(browser: Browser, live_
         for lang in ("zh", "en"):
             page.goto(live_server + CARD + f"?lang={lang}")
             assert_fits(page, width)
-            image = page.locator(".card-media img").bounding_box()
+            image = page.locator(".card-image img").bounding_box()
             main = page.locator(".card-main").bounding_box()
             title = page.get_by_role("heading", level=1).bounding_box()
             assert image and main and title
@@ -62,8 +62,8 @@ def test_card_page_forms_work_without_js(browser: Browser, live_server: str, ali
         assert_fits(page, width)
         # another printing's face, from the prints list
         page.locator("table.printings").get_by_role("link", name="看这张卡图").click()
-        expect(page.locator(".card-media figcaption")).to_contain_text("G2 G2-001")
-        expect(page.locator(".card-media img")).to_have_attribute("src", re.compile(r"/G2/G2-001\."))
+        expect(page.locator(".card-image figcaption")).to_contain_text("G2 G2-001")
+        expect(page.locator(".card-image img")).to_have_attribute("src", re.compile(r"/G2/G2-001\."))
         # add to the deck being built, to the collection (the shown printing preselected), to wants
         actions.get_by_role("button", name="加入卡组").click()
         expect(actions.locator(".deck-copies")).to_have_text("卡组中 1 张")
