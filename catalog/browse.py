@@ -156,6 +156,14 @@ def card_page(session: Session, game: Game, name: str) -> CardPage | None:
     return CardPage(card, printings)
 
 
+def first_printing(printings: list[tuple[Printing, CardSet]]) -> Printing | None:
+    """The card's first printing: in the set released first (sets without a date last, then in
+    manifest order); every other printing is a reprint (``is:reprint``)."""
+    if not printings:
+        return None
+    return min(printings, key=lambda pair: (pair[1].release or "9999", pair[1].position, pair[0].number))[0]
+
+
 def random_card(session: Session, game: Game | None = None) -> Card | None:
     query = select(Card).order_by(func.random()).limit(1)
     if game is not None:

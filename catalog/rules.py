@@ -373,15 +373,24 @@ class CopyLimit:
     limit_of: Callable[[PoolCard, FormatSpec], int | None]
     reason: Callable[[PoolCard, FormatSpec], tuple[str, str]] | None = None
 
+    def allowed(self, card: PoolCard, fmt: FormatSpec) -> tuple[int | None, bool]:
+        """Copies of ``card`` a deck may hold in ``fmt`` (``None`` = no limit), and whether the
+        ban list set that number (a 1 or 2 below the game's own limit). A ban-list 0 is
+        :class:`Banned`'s business: the game's limit is returned for it."""
+        limit = self.limit_of(card, fmt)
+        ban = fmt.bans.get(card.id)
+        if ban is not None and ban > 0 and (limit is None or ban < limit):
+            return ban, True
+        return limit, False
+
     def check(self, deck: Deck, fmt: FormatSpec) -> Iterator[Violation]:
         for card_id, (card, count) in deck.copies().items():
-            limit = self.limit_of(card, fmt)
             ban = fmt.bans.get(card_id)
+            limit, by_ban_list = self.allowed(card, fmt)
             source_zh, source_en = self.reason(card, fmt) if self.reason else ("", "")
-            if ban is not None and ban > 0 and (limit is None or ban < limit):
-                limit = ban
-                label = {1: "限制", 2: "准限制"}.get(ban, "")
-                source_zh, source_en = f"（禁限卡表：{label}）", f" (ban list: limited to {ban})"
+            if by_ban_list:
+                label = {1: "限制", 2: "准限制"}.get(limit or 0, "")
+                source_zh, source_en = f"（禁限卡表：{label}）", f" (ban list: limited to {limit})"
             if ban == 0 or limit is None or count <= limit:
                 continue
             yield Violation(

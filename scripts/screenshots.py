@@ -100,7 +100,9 @@ def pages(deck_text: str) -> list[tuple[str, str, bool]]:
         ("sets", "/sets", False),
         ("game-sets", "/sets/samsara", False),
         ("set", "/sets/samsara/M4", False),
+        ("set-grid", "/sets/samsara/M4?view=grid", False),
         ("card", "/cards/samsara/" + quote("孙悟空"), True),
+        ("card-visitor", "/cards/samsara/" + quote("绝闪·龙皇降临"), False),
         ("card-zhutian", "/cards/zhutian/" + quote("二郎真君"), False),
         ("search", "/cards?q=" + quote("t:战魂 a:火"), True),
         ("search-table", "/cards?view=table&q=" + quote("t:战魂 a:火"), False),
@@ -129,7 +131,17 @@ def pages(deck_text: str) -> list[tuple[str, str, bool]]:
     ]
 
 
-ENGLISH = {"home-signed-in", "card", "search", "search-table", "collection", "deck-check", "packs-open-pack"}
+ENGLISH = {
+    "home-signed-in",
+    "set",
+    "card",
+    "card-visitor",
+    "search",
+    "search-table",
+    "collection",
+    "deck-check",
+    "packs-open-pack",
+}
 
 
 class QuietHandler(WSGIRequestHandler):

@@ -60,6 +60,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     app.add_template_global(game_name)
     app.add_template_global(term)
+    app.add_template_global(attribute_word)
+    app.add_template_global(format_name)
     app.add_template_global(ui_locale)
 
     @app.context_processor
@@ -82,17 +84,40 @@ def ui_locale() -> str:
 
 
 def game_name(game: Any) -> str:
-    """A game's name (a game module or row) in the reader's language: English in English."""
-    module = GAMES.get(getattr(game, "slug", ""))
+    """A game's name (a game module, row or slug) in the reader's language: English in English."""
+    slug = game if isinstance(game, str) else getattr(game, "slug", "")
+    module = GAMES.get(slug)
     if ui_locale() == "en" and module is not None and module.name_en:
         return module.name_en
+    if isinstance(game, str):
+        return module.name if module is not None else game
     return str(game.name)
 
 
+def format_name(game: Any, name: str) -> str:
+    """A format's name (as its catalogue writes it) in the reader's language: the game's English
+    name for it on English pages (标准 → Standard), else as written."""
+    module = GAMES.get(game if isinstance(game, str) else getattr(game, "slug", ""))
+    return module.format_name(name, ui_locale()) if module is not None else name
+
+
 def term(game: Any, kind: str, word: str | None) -> str:
-    """A game word (kind ``types`` or ``attributes``) in the reader's language: English in
+    """A game word (kind ``types``, ``attributes`` or ``houses``) in the reader's language: English in
     English (``战魂`` → Soul, as search accepts ``t:soul``); card data stays as written."""
     module = GAMES.get(game if isinstance(game, str) else getattr(game, "slug", ""))
-    if not word or ui_locale() != "en" or module is None:
+    vocabulary = getattr(module, kind, None)  # ``houses``: KeyForge's only (as search reads it)
+    if not word or ui_locale() != "en" or vocabulary is None:
         return word or ""
-    return str(getattr(module, kind).english_name(word))
+    return str(vocabulary.english_name(word))
+
+
+def attribute_word(char: str, game: Any = None) -> str:
+    """An attribute or colour of a card (``火``) in the reader's language: English in English
+    (Fire). Without ``game``, the one game whose canonical attribute ``char`` is (their
+    characters differ: 火水风地光暗无, 白藍黑紅綠); as written when none or several are."""
+    if ui_locale() != "en":
+        return char
+    if game is not None:
+        return term(game, "attributes", char)
+    owners = [module for module in GAMES.values() if char in module.attributes.canonical]
+    return term(owners[0], "attributes", char) if len(owners) == 1 else char

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -170,6 +171,31 @@ def _read_pool(session: Session, slug: str, game: Game) -> CardPool:
     return CardPool(slug, cards, numbers, set_codes, pinyin)
 
 
+def pool_card(card: Card, set_codes: Iterable[str]) -> PoolCard:
+    """What the rules know of one card: a snapshot detached from the session, with the codes of
+    the sets it is printed in."""
+    assert card.id is not None
+    return PoolCard(
+        id=card.id,
+        name=card.name,
+        name_key=card.name_key,
+        type=card.type,
+        subtype=card.subtype,
+        attributes=card.attributes,
+        faction=card.faction,
+        cost=dict(card.cost or {}),
+        cost_total=card.cost_total,
+        level=card.level,
+        traits=tuple(card.traits),
+        trait_keys=frozenset(fold(t) for t in card.traits),
+        keywords=tuple(card.keywords),
+        extra=dict(card.extra),
+        set_codes=frozenset(set_codes),
+        text=card.text,
+        name_en=card.name_en,
+    )
+
+
 def load_format(session: Session, slug: str, code: str | None, pool: CardPool | None = None) -> FormatSpec:
     """A manifest format by code, else a rule kind of the game, else the game's first kind.
 
@@ -239,6 +265,13 @@ class FormatChoice:
     formats: list[tuple[str, str]]  # (code, name): the manifest formats, then bare rule kinds
 
 
+def _with_kinds(slug: str, formats: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The manifest formats, then the game's bare rule kinds no manifest format is coded as."""
+    module = GAMES[slug]
+    codes = {c for c, _n in formats}
+    return formats + [(kind, module.kind_name(kind)) for kind in module.rule_kinds if kind not in codes]
+
+
 def format_choices(session: Session) -> list[FormatChoice]:
     """Per imported game, the formats a deck can be checked against (for the deck page's select)."""
     games = {g.id: g for g in session.scalars(select(Game))}
@@ -251,8 +284,12 @@ def format_choices(session: Session) -> list[FormatChoice]:
     for slug, module in GAMES.items():
         if slug not in {g.slug for g in games.values()}:
             continue
-        formats = by_game.get(slug, [])
-        codes = {c for c, _n in formats}
-        formats += [(kind, module.kind_name(kind)) for kind in module.rule_kinds if kind not in codes]
-        choices.append(FormatChoice(slug, module.name, formats))
+        choices.append(FormatChoice(slug, module.name, _with_kinds(slug, by_game.get(slug, []))))
     return choices
+
+
+def game_formats(session: Session, slug: str) -> list[tuple[str, str]]:
+    """One game's formats as :func:`format_choices` lists them: (code, name), manifest order."""
+    game = _game_row(session, slug)
+    rows = session.scalars(select(Format).where(Format.game_id == game.id).order_by(col(Format.id)))
+    return _with_kinds(slug, [(f.code, f.name) for f in rows])

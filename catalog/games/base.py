@@ -220,6 +220,11 @@ class ParsedCard:
     printing: dict[str, Any]
 
 
+# How glossary explanations write "the keyword's number" (永恒之轮: 护盾 "括号中的数值";
+# KeyForge: 突击 "X 点伤害"); :meth:`Keyword.explain` puts the card's number there.
+VALUE_PLACEHOLDERS = ("括号中的数值", "括号中数值", "X")
+
+
 @dataclass(frozen=True)
 class Keyword:
     """One entry of a game's keyword glossary: how it is written and what it means."""
@@ -231,6 +236,18 @@ class Keyword:
     has_value: bool = False
     has_subject: bool = False
     aliases: tuple[str, ...] = ()  # other spellings (魔抗 for 魔法抗性)
+
+    def explain(self, *, value: int | None = None, subject: str | None = None) -> str:
+        """The explanation for one card's keyword: its own trait or name in place of the
+        glossary's 『A』 (『悟空』限定 → 特征『悟空』以外), its own number in place of "括号中的数值"
+        or X. A keyword without that parameter (or a card without it) keeps the glossary's words."""
+        text = self.explanation
+        if self.has_subject and subject:
+            text = text.replace("『A』", f"『{subject}』")
+        if self.has_value and value is not None:
+            for placeholder in VALUE_PLACEHOLDERS:
+                text = text.replace(placeholder, str(value))
+        return text
 
     def words(self) -> tuple[str, ...]:
         """Every spelling of the keyword that the importer and ``kw:`` accept alike (issue 12):

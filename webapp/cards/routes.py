@@ -10,13 +10,18 @@ from flask_babel import gettext as _
 from flask_login import current_user
 
 from catalog import browse
+from catalog.decks.legality import card_legality
+from catalog.decks.lists import copies_by_name
 from catalog.games import GAMES, get_game
 from catalog.games.base import FIELD_LABELS
 from catalog.models import Card
+from catalog.rules import SECTIONS
 from catalog.search import QueryError, random_hit
+from catalog.text import fold
+from webapp import game_name
 from webapp.cards import bp
 from webapp.db import get_session
-from webapp.helpers import condition_choices, owned_for
+from webapp.helpers import condition_choices, owned_for, working_deck
 
 # Numeric card fields shown as columns/rows when a card has them (amber lives in card.extra).
 STAT_FIELDS = ("level", "attack", "defense", "life", "amber")
@@ -79,31 +84,61 @@ def set_detail(game_slug: str, code: str) -> str:
     game, module = _game_or_404(game_slug)
     page = browse.set_page(get_session(), game, code)
     if page is None:
-        abort(404, _("%(game)s没有系列 %(code)s", game=module.name, code=code))
+        abort(404, _("%(game)s没有系列 %(code)s", game=game_name(module), code=code))
     columns = _columns([card for _printing, card in page.rows])
+    view = "grid" if request.args.get("view") == "grid" else "table"  # ?view=grid: the card faces
     return render_template(
-        "cards/set.html", game=game, module=module, page=page, columns=columns, labels=field_labels(game.slug)
+        "cards/set.html",
+        game=game,
+        module=module,
+        page=page,
+        columns=columns,
+        labels=field_labels(game.slug),
+        view=view,
     )
 
 
 @bp.route("/cards/<game_slug>/<path:name>")
 def card_detail(game_slug: str, name: str) -> Any:
     game, module = _game_or_404(game_slug)
-    page = browse.card_page(get_session(), game, name)
+    session = get_session()
+    page = browse.card_page(session, game, name)
     if page is None:
-        abort(404, _("%(game)s没有名为「%(name)s」的卡", game=module.name, name=name))
+        abort(404, _("%(game)s没有名为「%(name)s」的卡", game=game_name(module), name=name))
     if page.card.name != name:
-        return redirect(url_for("cards.card_detail", game_slug=game_slug, name=page.card.name))
-    keywords = [(k, module.keyword_info(k["kind"])) for k in page.card.keywords]
+        kept: dict[str, Any] = {k: v for k, v in request.args.items() if k in ("set", "number")}
+        return redirect(url_for("cards.card_detail", game_slug=game_slug, name=page.card.name, **kept))
+    # ?set=G2&number=G2-001 shows that printing's face (the prints list links there)
+    chosen = next(
+        (
+            pair
+            for pair in page.printings
+            if pair[1].code == request.args.get("set") and pair[0].number == request.args.get("number")
+        ),
+        None,
+    )
+    keywords = [
+        (k, info, info.explain(value=k.get("value"), subject=k.get("subject")) if info else None)
+        for k in page.card.keywords
+        for info in [module.keyword_info(k["kind"])]
+    ]
+    deck_game, deck_text = working_deck()
     return render_template(
         "cards/card.html",
         game=game,
         module=module,
         page=page,
+        chosen=chosen,
+        first_print=browse.first_printing(page.printings),
         keywords=keywords,
+        legality=card_legality(session=session, game=game.slug, card=page.card),
         labels=field_labels(game.slug),
         owned=owned_for(printing.id for printing, _set in page.printings),
         conditions=condition_choices(),
+        deck_game=deck_game,
+        deck_module=GAMES.get(deck_game),
+        deck_copies=copies_by_name(deck_text).get(fold(page.card.name), 0),
+        sections=SECTIONS,
     )
 
 

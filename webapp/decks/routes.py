@@ -89,14 +89,17 @@ def _remember(text: str, game: str, format_code: str | None) -> None:
 
 @bp.post("/decks/working")
 def edit_working() -> Any:
-    """+ / − from search results: one copy more or fewer of a card in the working deck, then
-    back to the page the button was on. Only the browser's own session changes."""
+    """+ / − from search results and the card page: one copy more or fewer of a card in the
+    working deck (added to ``section``, main by default), then back to the page the button was
+    on. Only the browser's own session changes."""
     game, name = request.form.get("game", ""), request.form.get("name", "").strip()
     target = safe_next(request.form.get("next")) or url_for("decks.check")
     saved_game, text = working_deck()
     changed = game in GAMES and bool(name) and (not text.strip() or saved_game == game)
+    section = request.form.get("section") or "main"  # the card page may name the section
+    changed = changed and section in SECTIONS
     if changed:
-        text = remove_card(text, name) if request.form.get("action") == "remove" else add_card(text, name)
+        text = remove_card(text, name) if request.form.get("action") == "remove" else add_card(text, name, 1, section)
         _remember(text, game, None)
     if request.accept_mimetypes.best == "application/json":  # the search page's script
         copies = copies_by_name(text).get(fold(name), 0)

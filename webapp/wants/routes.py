@@ -16,6 +16,7 @@ from catalog import accounts, browse
 from catalog.collection import wants as want_lists
 from catalog.errors import LunzangError
 from catalog.games import GAMES
+from webapp import game_name
 from webapp.db import get_session
 from webapp.helpers import condition_choices, localized, safe_next, utcnow
 from webapp.wants import bp
@@ -193,7 +194,7 @@ def keep_rule() -> Any:
     flash(
         _(
             "%(game)s：%(items)d 项收藏的可交换数量已更新，现在共有 %(copies)d 张可交换",
-            game=module.name,
+            game=game_name(module),
             items=changed,
             copies=copies,
         )

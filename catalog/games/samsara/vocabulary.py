@@ -50,7 +50,8 @@ ATTRIBUTES = AttributeSet(
         "光": ["白", "light", "white"],
         "暗": ["紫", "dark", "purple"],
         "无": ["無", "黑", "none", "colorless", "colourless", "black", "generic"],
-    }
+    },
+    english={"无": "Colorless"},  # the English pages' word: "None" would read as a missing value
 )
 GENERIC = "无"
 
