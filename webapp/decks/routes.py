@@ -28,6 +28,7 @@ from catalog.decks.lists import (
 )
 from catalog.games import GAMES
 from catalog.images import decks as deckimages
+from catalog.images import proxies as proxysheets
 from catalog.rules import SECTIONS, Rulebook
 from catalog.text import fold
 from webapp.db import get_session
@@ -196,10 +197,17 @@ def deck_image() -> Response:
 
 @bp.route("/decks/proxies.pdf")
 def proxies() -> Response:
-    """Every copy of the checked deck on A4 proxy sheets (3×3 cards of 63×88 mm, cut marks)."""
+    """Every copy of the checked deck on A4 proxy sheets (3×3 cards of 63×88 mm, cut marks);
+    ``no_basics=1`` leaves out the game's basic cards (永恒之轮: basic 法力石)."""
     try:
-        data, _copies = deckimages.deck_proxies_of(session=get_session(), check=_drawable(), scan_dir=scan_dir())
-    except deckimages.TooManyProxies as error:
+        data, _copies = proxysheets.deck_proxies_of(
+            session=get_session(),
+            check=_drawable(),
+            scan_dir=scan_dir(),
+            cache_dir=cache_dir(),
+            skip_basics=request.args.get("no_basics") == "1",
+        )
+    except proxysheets.ProxiesRefused as error:
         abort(400, error.message.en if str(get_locale()) == "en" else error.message.zh)
     return _download(data, "application/pdf", "proxies.pdf")
 

@@ -57,7 +57,8 @@ def want_proxies() -> Any:
     """The want list on A4 proxy sheets (3×3 at 63×88 mm, cut marks): one proxy per wanted
     copy not owned yet, the wanted printing's face (else the card's first printing)."""
     from catalog.images import decks as deckimages
-    from webapp.helpers import scan_dir
+    from catalog.images import proxies
+    from webapp.helpers import cache_dir, scan_dir
 
     session = get_session()
     rows = [r for r in want_lists.list_wants(session=session, user_id=_user_id()) if r.quantity > r.owned]
@@ -65,7 +66,9 @@ def want_proxies() -> Any:
         flash(_("需求列表里没有还缺的卡，没有可打印的代理。"), "error")
         return redirect(url_for("wants.wants"))
     wanted = [(r.game, deckimages.FaceKey(r.card_id, r.set, r.number), r.quantity - r.owned) for r in rows]
-    data = deckimages.proxies_of_cards(session=session, wanted=wanted, scan_dir=scan_dir(), title=str(_("需求列表")))
+    data = proxies.proxies_of_cards(
+        session=session, wanted=wanted, scan_dir=scan_dir(), cache_dir=cache_dir(), title=str(_("需求列表"))
+    )
     response = Response(data, mimetype="application/pdf")
     response.headers["Content-Disposition"] = "attachment; filename=wants-proxies.pdf"
     return response
