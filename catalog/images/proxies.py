@@ -348,7 +348,8 @@ def _pages_of(
     copies: Sequence[tuple[str, FaceKey]], *, session: Session, scan_dir: Path | None, cache_dir: Path | None
 ) -> Callable[[int], list[tuple[object, bytes]]]:
     """``faces_of_page`` for copies of (game, face): each page chooses and loads only its faces,
-    and a face already written to the PDF is not loaded again."""
+    and a face already written to the PDF is not loaded again (its copies come with ``b""``,
+    which :func:`write_proxy_pdf` never reads: it draws the image it wrote before)."""
     written: set[tuple[str, FaceKey]] = set()
 
     def faces_of_page(number: int) -> list[tuple[object, bytes]]:
