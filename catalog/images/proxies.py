@@ -220,18 +220,29 @@ class _PdfWriter:
         return self.out.getvalue()
 
 
-def _footer_image(text: str) -> tuple[int, int, bytes]:
-    """The footer line drawn in grey on white: (width, height, raw 8-bit grey pixels)."""
+def _text_image(text: str) -> tuple[int, int, bytes]:
+    """A footer text drawn in grey on white: (width, height, raw 8-bit grey pixels). Every text
+    is as high as the font (ascent + descent) with the same baseline, so pieces line up."""
     from PIL import Image, ImageDraw
 
     from catalog.images import faces as images
 
     font = images.font(FOOTER_PX)
-    left, top, right, bottom = font.getbbox(text)
-    width, height = math.ceil(right - left) + 4, math.ceil(bottom - top) + 4
+    ascent, descent = font.getmetrics()
+    width, height = max(1, math.ceil(font.getlength(text))), ascent + descent
     canvas = Image.new("L", (width, height), 255)
-    ImageDraw.Draw(canvas).text((2 - left, 2 - top), text, font=font, fill=FOOTER_GREY[0])
+    ImageDraw.Draw(canvas).text((0, 0), text, font=font, fill=FOOTER_GREY[0], anchor="la")
     return width, height, canvas.tobytes()
+
+
+def _grey_image(pdf: _PdfWriter, drawn: tuple[int, int, bytes]) -> int:
+    width, height, grey = drawn
+    return pdf.stream(
+        pdf.reserve(),
+        b"/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray"
+        b" /BitsPerComponent 8 /Filter /FlateDecode" % (width, height),
+        zlib.compress(grey, 6),
+    )
 
 
 def _y(pixel: float) -> float:
@@ -239,8 +250,9 @@ def _y(pixel: float) -> float:
     return PAGE_H_PT - pixel * PT
 
 
-def _page_content(slots: Sequence[str], footer: tuple[str, int, int]) -> bytes:
-    """The drawing commands of one page: the faces named in ``slots``, cut marks, footer."""
+def _page_content(slots: Sequence[str], footer: Sequence[tuple[str, int, int]]) -> bytes:
+    """The drawing commands of one page: the faces named in ``slots``, cut marks, and the
+    footer's pieces (name, width, height) side by side, centred under the grid."""
     left, top = proxy_layout()
     grid_w, grid_h = PER_ROW * PROXY_W, PER_COLUMN * PROXY_H
     w, h = PROXY_W * PT, PROXY_H * PT
@@ -262,10 +274,12 @@ def _page_content(slots: Sequence[str], footer: tuple[str, int, int]) -> bytes:
         lines.append((left + grid_w + MARK_GAP, y, left + grid_w + MARK_GAP + MARK_LENGTH, y))
     for x1, y1, x2, y2 in lines:
         commands.append(f"{x1 * PT:.3f} {_y(y1):.3f} m {x2 * PT:.3f} {_y(y2):.3f} l S")
-    name, width, height = footer
     centre_y = PAGE_H - (PAGE_H - top - grid_h) / 2 + 30
-    fx, fy = (PAGE_W - width) / 2 * PT, _y(centre_y + height / 2)
-    commands.append(f"q {width * PT:.3f} 0 0 {height * PT:.3f} {fx:.3f} {fy:.3f} cm /{name} Do Q")
+    x = (PAGE_W - sum(width for _n, width, _h in footer)) / 2
+    for name, width, height in footer:
+        fy = _y(centre_y + height / 2)
+        commands.append(f"q {width * PT:.3f} 0 0 {height * PT:.3f} {x * PT:.3f} {fy:.3f} cm /{name} Do Q")
+        x += width
     return "\n".join(commands).encode()
 
 
@@ -286,6 +300,8 @@ def write_proxy_pdf(
     images: dict[object, str] = {}  # identity → the image's resource name
     refs: dict[str, int] = {}
     kids = []
+    shared_text = _text_image(f"{title + ' · ' if title else ''}轮藏 Lunzang 代理卡，仅供练习 · ")
+    shared_ref = _grey_image(pdf, shared_text)
     for number in range(total):
         slots = []
         for identity, jpeg in faces_of_page(number):
@@ -300,23 +316,13 @@ def write_proxy_pdf(
                 images[identity] = f"C{len(images) + 1}"
                 refs[images[identity]] = ref
             slots.append(images[identity])
-        note = f"{title + ' · ' if title else ''}轮藏 Lunzang 代理卡，仅供练习 · 第 {number + 1}/{total} 页"
-        width, height, grey = _footer_image(note)
-        footer = f"F{number + 1}"
-        footer_ref = pdf.stream(
-            pdf.reserve(),
-            b"/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray"
-            b" /BitsPerComponent 8 /Filter /FlateDecode" % (width, height),
-            zlib.compress(grey, 6),
-        )
-        content_ref = pdf.stream(
-            pdf.reserve(), b"/Filter /FlateDecode", zlib.compress(_page_content(slots, (footer, width, height)))
-        )
-        used = dict.fromkeys(slots)
-        xobjects = b" ".join(b"/%s %d 0 R" % (n.encode(), refs[n]) for n in used) + b" /%s %d 0 R" % (
-            footer.encode(),
-            footer_ref,
-        )
+        # The footer: the words every page shares drawn once, the page number per page.
+        number_text = _text_image(f"第 {number + 1}/{total} 页")
+        pieces = [("T", *shared_text[:2]), (f"F{number + 1}", *number_text[:2])]
+        footer_ref = _grey_image(pdf, number_text)
+        content_ref = pdf.stream(pdf.reserve(), b"/Filter /FlateDecode", zlib.compress(_page_content(slots, pieces)))
+        xobjects = b" ".join(b"/%s %d 0 R" % (n.encode(), refs[n]) for n in dict.fromkeys(slots))
+        xobjects += b" /T %d 0 R /F%d %d 0 R" % (shared_ref, number + 1, footer_ref)
         kids.append(
             pdf.write(
                 pdf.reserve(),
@@ -347,19 +353,22 @@ def render_proxies(*, cards: Sequence[tuple[Image.Image, int]], title: str = "")
 def _pages_of(
     copies: Sequence[tuple[str, FaceKey]], *, session: Session, scan_dir: Path | None, cache_dir: Path | None
 ) -> Callable[[int], list[tuple[object, bytes]]]:
-    """``faces_of_page`` for copies of (game, face): each page chooses and loads only its faces,
-    and a face already written to the PDF is not loaded again (its copies come with ``b""``,
+    """``faces_of_page`` for copies of (game, face): each page loads only its own faces, and a
+    face already written to the PDF is not loaded again (its copies come with ``b""``,
     which :func:`write_proxy_pdf` never reads: it draws the image it wrote before)."""
     written: set[tuple[str, FaceKey]] = set()
+    # Which printing each face shows, chosen for the whole list at once (one query per game;
+    # rows, not images: a few KB for the 90 copies a PDF may hold).
+    chosen: dict[tuple[str, FaceKey], Face] = {}
+    for game in dict.fromkeys(g for g, _k in copies):
+        keys = list(dict.fromkeys(k for g, k in copies if g == game))
+        chosen |= {(game, key): face for key, face in choose_faces(session=session, keys=keys).items()}
 
     def faces_of_page(number: int) -> list[tuple[object, bytes]]:
         chunk = copies[number * PER_PAGE : (number + 1) * PER_PAGE]
         jpegs: dict[tuple[str, FaceKey], bytes] = {}
-        for game in dict.fromkeys(g for g, _k in chunk):
-            keys = list(dict.fromkeys(k for g, k in chunk if g == game and (g, k) not in written))
-            if keys:
-                for key, face in choose_faces(session=session, keys=keys).items():
-                    jpegs[(game, key)] = face_jpeg(face, game=game, scan_dir=scan_dir, cache_dir=cache_dir)
+        for copy in dict.fromkeys(c for c in chunk if c not in written):
+            jpegs[copy] = face_jpeg(chosen[copy], game=copy[0], scan_dir=scan_dir, cache_dir=cache_dir)
         written.update(jpegs)
         return [(copy, jpegs.get(copy, b"")) for copy in chunk]
 
