@@ -109,6 +109,8 @@ def test_save_list_and_open_a_deck(sample_app: Any, sample_catalogue: Any, login
     )
     assert sorted(lines) == [("小红帽·森林歌者", "2", "2", "0"), ("小红帽·狼猎手", "1", "1", "0")]
     assert "把缺少的卡加入需求列表" not in page  # nothing missing
+    # Illegal (too small), yet offered its image and proxies, beside the 不合法 badge (issue 15 item 12).
+    assert "不合法" in page and "下载卡组图片" in page and 'class="proxy-form"' in page
 
 
 def test_add_missing_cards_to_the_want_list(sample_app: Any, login: Any) -> None:
