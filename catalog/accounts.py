@@ -7,10 +7,12 @@ Use cases flush and never commit: the caller owns the transaction.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import secrets
 import unicodedata
+import zoneinfo
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import or_, update
@@ -232,6 +234,38 @@ def set_role(*, session: Session, user: User, role: str) -> User:
 
 def set_lists_public(*, session: Session, user: User, public: bool) -> User:
     user.lists_public = public
+    session.add(user)
+    session.flush()
+    return user
+
+
+DEFAULT_TIME_ZONE = "Asia/Shanghai"  # the site's audience; anonymous visitors see it too
+
+
+@functools.cache
+def time_zone_names() -> frozenset[str]:
+    """Every IANA zone name this machine's zoneinfo knows (Asia/Shanghai, Europe/Berlin, UTC …)."""
+    return frozenset(zoneinfo.available_timezones())
+
+
+def time_zone_of(user: User | None) -> str:
+    """The zone a user's pages show times in: their own when still known, else the default."""
+    name = user.time_zone if user is not None else None
+    return name if name and name in time_zone_names() else DEFAULT_TIME_ZONE
+
+
+def set_time_zone(*, session: Session, user: User, name: str) -> User:
+    """Show the user's times in zone ``name`` (an IANA name, as zoneinfo spells it); the
+    default zone is stored as NULL, so a later change of the default reaches them too."""
+    name = name.strip()
+    if name not in time_zone_names():
+        raise AccountError(
+            Message(
+                f"未知的时区「{name[:64]}」：请写 IANA 时区名，如 Asia/Shanghai、Asia/Taipei、Europe/London",
+                f"unknown time zone '{name[:64]}': use an IANA name such as Asia/Shanghai or Europe/London",
+            )
+        )
+    user.time_zone = None if name == DEFAULT_TIME_ZONE else name
     session.add(user)
     session.flush()
     return user

@@ -1,13 +1,17 @@
-"""Deck images and proxy sheets (issue 7): sizes, pages, scans used, the CLI and the web links."""
+"""Deck images and proxy sheets (issue 7): sizes, pages, scans used, the CLI and the web links.
+
+The proxy PDF itself is tested in tests/test_proxies.py."""
 
 from __future__ import annotations
 
+import html
 import io
 import math
 import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 from PIL import Image
@@ -77,32 +81,6 @@ def test_legality_badge_colour() -> None:
         image = Image.open(io.BytesIO(data)).convert("RGB")
         pixels.append(image.getpixel((image.width - deckimages.MARGIN - 8, deckimages.MARGIN + 33)))
     assert pixels == [deckimages.LEGAL, deckimages.ILLEGAL]
-
-
-@pytest.mark.parametrize(("copies", "pages"), [(1, 1), (9, 1), (10, 2), (60, 7)])
-def test_proxy_pdf_has_a4_pages_for_every_copy(copies: int, pages: int) -> None:
-    face = _solid(GREEN, images.dimensions("large"))
-    data = deckimages.render_proxies(cards=[(face, copies)])
-    count, boxes = pdf_pages(data)
-    assert count == pages == math.ceil(copies / 9) and len(boxes) == pages
-    for width, height in boxes:  # A4 = 595.28 × 841.89 pt; 2480×3508 px at 300 dpi
-        assert round(width) == 595 and round(height) == 842
-
-
-def test_proxy_cards_are_63_by_88_mm_with_cut_marks_outside() -> None:
-    assert (deckimages.PROXY_W, deckimages.PROXY_H) == (744, 1039)  # 63×88 mm at 300 dpi
-    red, blue = _solid((220, 20, 20), (745, 1040)), _solid((20, 40, 220), (500, 700))
-    (page,) = deckimages.proxy_pages(cards=[(red, 1), (blue, 8)])
-    assert page.size == (2480, 3508)
-    left, top = deckimages.proxy_layout()
-    assert page.getpixel((left, top)) == (220, 20, 20)
-    assert page.getpixel((left + 743, top + 1038)) == (220, 20, 20)  # the whole card, not blurred
-    assert page.getpixel((left + 744, top)) == pytest.approx((20, 40, 220), abs=3)  # the next card
-    assert page.getpixel((left - 1, top + 500)) == (255, 255, 255)  # nothing but white beside it
-    assert page.getpixel((left, top - 40)) == (0, 0, 0)  # cut mark above the card's left edge
-    assert page.getpixel((left - 40, top + 1039)) == (0, 0, 0)  # … and left of the row line
-    assert page.getpixel((left + 300, top - 40)) == (255, 255, 255)  # marks only at the edges
-    assert page.getpixel((left - 5, top - 5)) == (255, 255, 255)  # marks stop short of the card
 
 
 # ---------------------------------------------------------------------------- from the database
@@ -182,10 +160,14 @@ def test_deck_page_links_download_the_image_and_the_pdf(sample_app: Any, sample_
     text = legal_samsara_list(sample_catalogue)
     page = client.get("/decks", query_string={"game": "samsara", "list": text}).get_data(as_text=True)
     links = {}
-    for label in ("下载卡组图片", "打印代理 PDF"):
-        match = re.search(r'<a class="button secondary" href="([^"]+)" download>' + label, page)
-        assert match, label
-        links[label] = match.group(1).replace("&amp;", "&")
+    match = re.search(r'<a class="button secondary" href="([^"]+)" download>下载卡组图片', page)
+    assert match
+    links["下载卡组图片"] = match.group(1).replace("&amp;", "&")
+    # The proxy PDF is a GET form (a checkbox leaves out basic stones): its URL is the query.
+    form = re.search(r'<form class="proxy-form" method="get" action="([^"]+)">(.*?)</form>', page, re.S)
+    assert form and "打印代理 PDF" in form.group(2)
+    fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', form.group(2)))
+    links["打印代理 PDF"] = form.group(1) + "?" + urlencode({k: html.unescape(v) for k, v in fields.items()})
     image = client.get(links["下载卡组图片"])
     assert image.status_code == 200 and image.mimetype == "image/png"
     assert "attachment" in image.headers["Content-Disposition"]

@@ -194,3 +194,40 @@ def test_deck_image_of_unknown_cards_is_the_sites_error_page(sample_app: Any) ->
     body = response.get_data(as_text=True)
     assert response.status_code == 400
     assert '<main id="main"' in body and "nosuchcard" in body and "<title>400 Bad Request" not in body
+
+
+def test_an_illegal_deck_is_offered_its_image_and_proxies_with_the_illegal_badge(sample_app: Any) -> None:
+    """Issue 15 item 12: a deck that breaks the rules (too small here) can still be drawn and
+    printed; the page says 不合法 beside the links and the image carries the red badge."""
+    import io
+
+    from PIL import Image
+
+    from catalog.images import decks as deckimages
+
+    client = sample_app.test_client()
+    query = {"game": "samsara", "list": "3 孙悟空\n"}
+    page = client.get("/decks", query_string=query).get_data(as_text=True)
+    assert 'class="verdict illegal"' in page
+    assert "下载卡组图片" in page and 'class="proxy-form"' in page and "打印代理 PDF" in page
+    image = client.get("/decks/image.png", query_string=query)
+    assert image.status_code == 200
+    picture = Image.open(io.BytesIO(image.data)).convert("RGB")
+    badge = picture.getpixel((picture.width - deckimages.MARGIN - 8, deckimages.MARGIN + 33))
+    assert badge == deckimages.ILLEGAL
+    pdf = client.get("/decks/proxies.pdf", query_string=query)
+    assert pdf.status_code == 200 and pdf.data.startswith(b"%PDF-")
+
+
+def test_the_type_chart_says_it_counts_the_extra_deck(sample_app: Any, sample_catalogue: Any) -> None:
+    """Issue 15 item 12: the other charts count the main deck; the type chart's title says it
+    counts both, and its bars include the extra deck's stones."""
+    from tests.test_decks import legal_samsara_list
+
+    page = sample_app.test_client().get(
+        "/decks", query_string={"game": "samsara", "list": legal_samsara_list(sample_catalogue)}
+    )
+    body = page.get_data(as_text=True)
+    assert "费用曲线（主卡组）" in body and "类型（主卡组与额外卡组）" in body
+    types = re.search(r'data-chart="types">(.*?)</figure>', body, re.S)
+    assert types and 'data-label="法力石"' in types.group(1)

@@ -18,10 +18,12 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from catalog.images import decks as deckimages
+from catalog.images import proxies
 from catalog.models import Card, Game
 
-# Budget for the worst allowed proxy request's peak RSS growth: one 26 MB page, its ≤ 9 large
-# faces (2.3 MB each), the JPEG encoder and the PDF in memory (≈ 20 MB for 10 pages).
+# Budget for the worst allowed proxy request's peak RSS growth: ≤ 9 large faces drawn at a time
+# (2.3 MB each), the JPEG encoder and the PDF in memory (≈ 5 MB for 90 distinct faces). Pages
+# are no longer bitmaps (catalog.images.proxies); the budget stays where issue 16 set it.
 PEAK_GROWTH_BUDGET_MB = 150
 
 CHILD = r"""
@@ -51,8 +53,8 @@ def _card_names(engine: Engine, count: int) -> list[str]:
 def test_worst_allowed_proxy_pdf_stays_within_its_memory_budget(
     sample_catalogue: Engine, database_url: str, tmp_path: Path
 ) -> None:
-    names = _card_names(sample_catalogue, deckimages.MAX_PROXIES)
-    assert len(names) == deckimages.MAX_PROXIES
+    names = _card_names(sample_catalogue, proxies.MAX_PROXIES)
+    assert len(names) == proxies.MAX_PROXIES
     sample_catalogue.dispose()
     run = subprocess.run(
         [sys.executable, "-c", CHILD, database_url, str(tmp_path / "instance"), json.dumps(names, ensure_ascii=False)],
@@ -71,10 +73,10 @@ def test_worst_allowed_proxy_pdf_stays_within_its_memory_budget(
 
 def test_a_deck_of_more_proxies_than_one_pdf_holds_is_refused(sample_app: Any) -> None:
     names = _card_names_from_app(sample_app)
-    too_many = {"game": "samsara", "list": f"{deckimages.MAX_PROXIES + 1} {names[0]}"}
+    too_many = {"game": "samsara", "list": f"{proxies.MAX_PROXIES + 1} {names[0]}"}
     response = sample_app.test_client().get("/decks/proxies.pdf", query_string=too_many)
     assert response.status_code == 400
-    assert f"最多打印 {deckimages.MAX_PROXIES} 张" in response.get_data(as_text=True)
+    assert f"最多打印 {proxies.MAX_PROXIES} 张" in response.get_data(as_text=True)
     huge = {"game": "samsara", "list": f"999 {names[0]}\n999 {names[1]}"}  # the report's 12 GB request
     assert sample_app.test_client().get("/decks/proxies.pdf", query_string=huge).status_code == 400
 
@@ -92,9 +94,9 @@ def test_a_want_list_longer_than_one_pdf_prints_its_first_proxies(sample_catalog
     with Session(sample_catalogue) as session:
         card = session.exec(select(Card).order_by(col(Card.id))).first()
         assert card is not None and card.id is not None
-        wanted = [(card_game(session, card), deckimages.FaceKey(card.id), deckimages.MAX_PROXIES + 11)]
-        data = deckimages.proxies_of_cards(session=session, wanted=wanted, scan_dir=None, title="需求列表")
-    assert pdf_pages(data)[0] == deckimages.MAX_PROXIES // deckimages.PER_PAGE
+        wanted = [(card_game(session, card), deckimages.FaceKey(card.id), proxies.MAX_PROXIES + 11)]
+        data = proxies.proxies_of_cards(session=session, wanted=wanted, scan_dir=None, title="需求列表")
+    assert pdf_pages(data)[0] == proxies.MAX_PROXIES // proxies.PER_PAGE
 
 
 def card_game(session: Session, card: Card) -> str:

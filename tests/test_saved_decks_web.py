@@ -3,6 +3,7 @@ what the collection covers, one deck's page, missing cards into the want list, o
 
 from __future__ import annotations
 
+import html
 import re
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -92,6 +93,10 @@ def test_save_list_and_open_a_deck(sample_app: Any, sample_catalogue: Any, login
         name: parse_qs(urlsplit(href.replace("&amp;", "&")).query)
         for href, name in re.findall(r'<a class="button secondary" href="([^"]+)"[^>]*>([^<]+)</a>', page)
     }
+    form = re.search(r'<form class="proxy-form" method="get" action="/decks/proxies.pdf">(.*?)</form>', page, re.S)
+    assert form and "打印代理 PDF" in form.group(1)
+    fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', form.group(1)))
+    links["打印代理 PDF"] = {k: [html.unescape(v)] for k, v in fields.items()}
     for label in ("载入构筑检查（设为当前卡组）", "下载卡组图片", "打印代理 PDF"):
         assert links[label]["game"] == ["samsara"] and links[label]["format"] == ["m8"]
         assert links[label]["list"] == [legal_text]
@@ -104,6 +109,8 @@ def test_save_list_and_open_a_deck(sample_app: Any, sample_catalogue: Any, login
     )
     assert sorted(lines) == [("小红帽·森林歌者", "2", "2", "0"), ("小红帽·狼猎手", "1", "1", "0")]
     assert "把缺少的卡加入需求列表" not in page  # nothing missing
+    # Illegal (too small), yet offered its image and proxies, beside the 不合法 badge (issue 15 item 12).
+    assert "不合法" in page and "下载卡组图片" in page and 'class="proxy-form"' in page
 
 
 def test_add_missing_cards_to_the_want_list(sample_app: Any, login: Any) -> None:

@@ -8,7 +8,7 @@ from flask import Flask, request
 from flask_babel import Babel, get_locale
 
 from catalog.games import GAMES
-from webapp import config, db, errors, health, security, validation
+from webapp import config, db, errors, health, security, timezones, validation
 from webapp.config import ROOT
 
 LANGUAGES = {"zh": "简体中文", "en": "English"}
@@ -34,6 +34,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from webapp.auth.setup import init_auth
 
     init_auth(app)
+    timezones.init_app(app)
 
     from webapp import admin, api, auth, cards, collection, decks, events, packs, trades, wants
     from webapp.extensions import csrf

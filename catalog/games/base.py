@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from catalog.errors import Message
-from catalog.rules import DrawModel, Rule, Rulebook
+from catalog.rules import DrawModel, PoolCard, Rule, Rulebook
 from catalog.text import fold, to_traditional
 
 RGB = tuple[int, int, int]
@@ -307,6 +307,8 @@ class GameModule:
     series: tuple[str, ...] = ()
     # field → the game's own word for it (over FIELD_LABELS)
     field_labels: ClassVar[Mapping[str, str]] = {}
+    # what the game calls its basic cards (Chinese, English), when it has any (see is_basic)
+    basic_names: tuple[str, str] = ("", "")
     # card frames: attribute/colour → colour; rarity code → colour (else by step on the ladder)
     attribute_colours: ClassVar[Mapping[str, RGB]] = {}
     rarity_colours: ClassVar[Mapping[str, RGB]] = {}
@@ -318,11 +320,19 @@ class GameModule:
         rulebook: Rulebook | None = None,
         draw_model: DrawModel | None = None,
         json_format: JsonFormat | None = None,
+        basic_card: Callable[[PoolCard], bool] | None = None,
     ) -> None:
         self.rule_sets: dict[str, tuple[Rule, ...]] = {kind: tuple(rules) for kind, rules in (rule_sets or {}).items()}
         self.rulebook = rulebook  # what the rules page says; None = the game has no rules page
         self.draw_model = draw_model  # None: no odds table (the seed does not say what is seen)
         self.json_format = json_format  # None: the game is read from CSV folders only
+        # Which cards are "basic" (永恒之轮: basic 法力石), those a player owns plenty of and a
+        # proxy sheet may leave out; None: the game has none.
+        self.basic_card = basic_card
+
+    def is_basic(self, card: PoolCard) -> bool:
+        """Whether ``card`` is one of the game's basic cards (see ``basic_card``)."""
+        return self.basic_card is not None and self.basic_card(card)
 
     def rule_set(self, kind: str) -> tuple[Rule, ...]:
         """The rules of one of the game's rule kinds; :class:`UnknownRuleKind` for any other."""

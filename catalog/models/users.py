@@ -30,6 +30,9 @@ class User(SQLModel, table=True):
     # Bumped on password change: sessions carry it, so every other session is signed out.
     auth_version: int = 0
     lists_public: bool = False  # have/want lists shown on the public profile page
+    # An IANA zone name (Asia/Shanghai) pages show times in; None = the site's default
+    # (catalog.accounts.DEFAULT_TIME_ZONE). Times are stored in UTC whatever it says.
+    time_zone: str | None = Field(default=None, max_length=64)
     # {"samsara": {"C": 4, "R": 3, …}}: how many of each rarity to keep before the rest is for trade
     keep_rules: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     created_at: datetime

@@ -73,6 +73,7 @@ def test_deck_image_and_proxy_pdf(sample_catalogue, tmp_path: Path) -> None:
     """3. A deck image (cold face cache) and a 60-card proxy PDF of 20 distinct cards."""
     from catalog.decks.check import check_decklist
     from catalog.images import decks as deckimages
+    from catalog.images import proxies
     from tests.test_decks import legal_samsara_list
 
     text = legal_samsara_list(sample_catalogue)
@@ -93,7 +94,7 @@ def test_deck_image_and_proxy_pdf(sample_catalogue, tmp_path: Path) -> None:
             session=session, game="samsara", keys=[r.key for r in proxy_rows], size="large", scan_dir=None
         )
         faces_seconds = time.perf_counter() - started
-        pdf = deckimages.render_proxies(cards=[(large[r.key], r.count) for r in proxy_rows])
+        pdf = proxies.render_proxies(cards=[(large[r.key], r.count) for r in proxy_rows])
         pdf_seconds = time.perf_counter() - started
     copies = sum(r.count for r in proxy_rows)
     print(

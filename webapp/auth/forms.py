@@ -43,5 +43,10 @@ class ListsPublicForm(FlaskForm):
     lists_public = BooleanField(_("公开我的收藏与求购列表（个人主页可见）"))
 
 
+class TimeZoneForm(FlaskForm):
+    # Checked against zoneinfo's names by catalog.accounts.set_time_zone (a clear message).
+    time_zone = StringField(_("时区"), validators=[DataRequired(_("请填写时区"))])
+
+
 class ConfirmForm(FlaskForm):
     """A form with nothing but the CSRF token: revoke buttons."""

@@ -20,7 +20,15 @@ from catalog import accounts
 from catalog.errors import LunzangError
 from catalog.models import User
 from webapp.auth import bp, hash_method
-from webapp.auth.forms import ChangePasswordForm, ConfirmForm, ListsPublicForm, LoginForm, RegisterForm, TokenForm
+from webapp.auth.forms import (
+    ChangePasswordForm,
+    ConfirmForm,
+    ListsPublicForm,
+    LoginForm,
+    RegisterForm,
+    TimeZoneForm,
+    TokenForm,
+)
 from webapp.db import get_session
 from webapp.extensions import client_address, limiter
 from webapp.helpers import localized, safe_next, utcnow
@@ -125,6 +133,8 @@ def _account_page(*, status: int = 200, new_token: str | None = None, **forms: A
             password_form=forms.get("password_form") or ChangePasswordForm(formdata=None),
             token_form=forms.get("token_form") or TokenForm(formdata=None),
             lists_form=lists_form,
+            zone_form=forms.get("zone_form") or TimeZoneForm(time_zone=accounts.time_zone_of(user)),
+            zone_names=sorted(accounts.time_zone_names()),
             revoke_form=ConfirmForm(),
             tokens=accounts.list_tokens(session=get_session(), user=user),
             new_token=new_token,
@@ -172,6 +182,21 @@ def lists_public() -> Any:
         return _account_page(status=400, lists_form=form)
     accounts.set_lists_public(session=get_session(), user=current_user, public=bool(form.lists_public.data))
     flash(_("已公开收藏与求购列表") if form.lists_public.data else _("收藏与求购列表仅自己可见"))
+    return redirect(url_for("auth.account"))
+
+
+@bp.post("/account/time-zone")
+@login_required
+def time_zone() -> Any:
+    """The zone the user's pages show times in (an IANA name; the default Asia/Shanghai)."""
+    form = TimeZoneForm()
+    if not form.validate_on_submit():
+        return _account_page(status=400, zone_form=form)
+    try:
+        user = accounts.set_time_zone(session=get_session(), user=current_user, name=form.time_zone.data or "")
+    except LunzangError as failure:
+        return _account_page(status=400, zone_form=form, error=localized(failure))
+    flash(_("时间将按 %(zone)s 显示", zone=accounts.time_zone_of(user)))
     return redirect(url_for("auth.account"))
 
 

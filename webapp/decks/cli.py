@@ -140,17 +140,22 @@ def deck_image(file: str, game: str | None, format_code: str | None, out: Path) 
 @click.argument("file", type=str)
 @click.option("--game", "game", default=None, help=f"游戏：{'、'.join(GAMES)}（或中文名）。")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path, dir_okay=False), help="输出的 PDF 文件。")
+@click.option(
+    "--no-basics", "no_basics", is_flag=True, help="不打印游戏的基本卡（永恒之轮：没有规则文字的基本法力石）。"
+)
 @with_appcontext
-def deck_proxies(file: str, game: str | None, out: Path) -> None:
+def deck_proxies(file: str, game: str | None, out: Path, no_basics: bool) -> None:
     """把卡组的每一张卡排成 A4 代理卡 PDF（每页 3×3，63×88 毫米，带裁切线）。出错时退出码为 2，不写文件。"""
-    from catalog.images import decks as deckimages  # Pillow: only drawing pays for it (issue 17)
-    from webapp.helpers import scan_dir
+    from catalog.images import proxies  # Pillow: only drawing pays for it (issue 17)
+    from webapp.helpers import cache_dir, scan_dir
 
     session, result = _checked(file, game, None)
     with session:
         try:
-            data, copies = deckimages.deck_proxies_of(session=session, check=result, scan_dir=scan_dir())
-        except deckimages.TooManyProxies as error:
+            data, copies = proxies.deck_proxies_of(
+                session=session, check=result, scan_dir=scan_dir(), cache_dir=cache_dir(), skip_basics=no_basics
+            )
+        except proxies.ProxiesRefused as error:
             raise click.exceptions.Exit(_fail(error.message.zh)) from error
     _write(out, data)
-    click.echo(f"已写入 {out}：{copies} 张代理卡，{-(-copies // deckimages.PER_PAGE)} 页 A4")
+    click.echo(f"已写入 {out}：{copies} 张代理卡，{-(-copies // proxies.PER_PAGE)} 页 A4")

@@ -202,12 +202,19 @@ def deck_image() -> Response:
 
 @bp.route("/decks/proxies.pdf")
 def proxies() -> Response:
-    """Every copy of the checked deck on A4 proxy sheets (3×3 cards of 63×88 mm, cut marks)."""
-    from catalog.images import decks as deckimages  # Pillow: only drawing pays for it (issue 17)
+    """Every copy of the checked deck on A4 proxy sheets (3×3 cards of 63×88 mm, cut marks);
+    ``no_basics=1`` leaves out the game's basic cards (永恒之轮: basic 法力石)."""
+    from catalog.images import proxies as proxysheets  # Pillow: only drawing pays for it (issue 17)
 
     try:
-        data, _copies = deckimages.deck_proxies_of(session=get_session(), check=_drawable(), scan_dir=scan_dir())
-    except deckimages.TooManyProxies as error:
+        data, _copies = proxysheets.deck_proxies_of(
+            session=get_session(),
+            check=_drawable(),
+            scan_dir=scan_dir(),
+            cache_dir=cache_dir(),
+            skip_basics=request.args.get("no_basics") == "1",
+        )
+    except proxysheets.ProxiesRefused as error:
         abort(400, error.message.en if str(get_locale()) == "en" else error.message.zh)
     return _download(data, "application/pdf", "proxies.pdf")
 

@@ -9,7 +9,7 @@ needs the ``organizer`` or ``admin`` role.
 from __future__ import annotations
 
 import secrets
-from datetime import UTC, date, datetime
+from datetime import date
 from typing import Any
 
 from flask import Response, abort, flash, redirect, render_template, request, url_for
@@ -26,6 +26,7 @@ from catalog.events.rounds import recommended_rounds, recommended_top_cut
 from catalog.events.standings import TIEBREAKERS
 from catalog.games import DEFAULT_GAME, GAMES
 from catalog.models import Event
+from webapp import timezones
 from webapp.db import get_session
 from webapp.events import bp
 from webapp.events.routes import _form_int, failed, load_event
@@ -55,7 +56,7 @@ def new_event() -> Any:
     session = get_session()
     return render_template(
         "events/new.html",
-        today=utcnow().date(),
+        today=utcnow().astimezone(timezones.zone()).date(),  # the organiser's today
         seasons=views.list_seasons(session=session),
         games=GAMES,
         default_game=DEFAULT_GAME,
@@ -77,7 +78,8 @@ def create_event() -> Any:
         rounds = form.get("rounds", "").strip()
         deadline_text = form.get("deadline", "").strip()
         try:
-            deadline = datetime.fromisoformat(deadline_text).replace(tzinfo=UTC) if deadline_text else None
+            # typed in the organiser's time zone (the label names it), stored as UTC
+            deadline = timezones.from_local(deadline_text) if deadline_text else None
         except ValueError as error:
             raise reg.EventError(
                 Message("截止时间应为 YYYY-MM-DD HH:MM", "the deadline must be YYYY-MM-DD HH:MM")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Response, abort, flash, redirect, render_template, request, url_for
+from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
@@ -38,12 +39,23 @@ def _int_field(name: str, default: int | None = None) -> int | None:
         return None
 
 
-def _wants_page(*, error: str | None = None, status: int = 200) -> Any:
-    rows = want_lists.list_wants(session=get_session(), user_id=_user_id())
-    return (
-        render_template("wants/wants.html", rows=rows, games=GAMES, conditions=condition_choices(), error=error),
-        status,
+def _wants_page(
+    *, error: str | None = None, status: int = 200, pasted: str = "", problems: list[str] | None = None
+) -> Any:
+    session = get_session()
+    rows = want_lists.list_wants(session=session, user_id=_user_id())
+    page = render_template(
+        "wants/wants.html",
+        rows=rows,
+        games=GAMES,
+        conditions=condition_choices(),
+        error=error,
+        imported=browse.imported_games(session),
+        pasted=pasted,
+        problems=problems or [],
+        pasted_game=request.form.get("game", "") if pasted else "",
     )
+    return page, status
 
 
 @bp.get("/wants")
@@ -58,7 +70,8 @@ def want_proxies() -> Any:
     """The want list on A4 proxy sheets (3×3 at 63×88 mm, cut marks): one proxy per wanted
     copy not owned yet, the wanted printing's face (else the card's first printing)."""
     from catalog.images import decks as deckimages
-    from webapp.helpers import scan_dir
+    from catalog.images import proxies
+    from webapp.helpers import cache_dir, scan_dir
 
     session = get_session()
     rows = [r for r in want_lists.list_wants(session=session, user_id=_user_id()) if r.quantity > r.owned]
@@ -66,7 +79,9 @@ def want_proxies() -> Any:
         flash(_("需求列表里没有还缺的卡，没有可打印的代理。"), "error")
         return redirect(url_for("wants.wants"))
     wanted = [(r.game, deckimages.FaceKey(r.card_id, r.set, r.number), r.quantity - r.owned) for r in rows]
-    data = deckimages.proxies_of_cards(session=session, wanted=wanted, scan_dir=scan_dir(), title=str(_("需求列表")))
+    data = proxies.proxies_of_cards(
+        session=session, wanted=wanted, scan_dir=scan_dir(), cache_dir=cache_dir(), title=str(_("需求列表"))
+    )
     response = Response(data, mimetype="application/pdf")
     response.headers["Content-Disposition"] = "attachment; filename=wants-proxies.pdf"
     return response
@@ -101,6 +116,39 @@ def add_want() -> Any:
         return _wants_page(error=localized(failure), status=400)
     flash(_("已加入需求列表"))
     return redirect(safe_next(request.form.get("next")) or url_for("wants.wants"))
+
+
+@bp.post("/wants/bulk")
+@login_required
+def add_wants_in_bulk() -> Any:
+    """Wants pasted as a list in decklist format: every line or none (bad lines named, by number)."""
+    from catalog.collection.bulk_wants import add_wants_from_list
+    from catalog.decks.lists import DecklistError
+
+    text = request.form.get("list", "")
+    session = get_session()
+    try:
+        done = add_wants_from_list(
+            session=session,
+            user_id=_user_id(),
+            text=text,
+            game=request.form.get("game") or None,
+            min_condition=request.form.get("min_condition", "MP"),
+            now=utcnow(),
+        )
+    except DecklistError as failure:
+        session.rollback()  # nothing of the list is kept
+        english = str(get_locale()) == "en"
+        lines = [
+            (f"line {p.line}: {p.message.en}" if p.line else p.message.en) if english else str(p)
+            for p in failure.problems
+        ]
+        return _wants_page(error=_("列表有问题，什么都没有加入："), status=400, pasted=text, problems=lines)
+    except LunzangError as failure:
+        session.rollback()
+        return _wants_page(error=localized(failure), status=400, pasted=text)
+    flash(_("已加入需求列表：%(cards)d 种卡，共 %(copies)d 张", cards=done.cards, copies=done.copies))
+    return redirect(url_for("wants.wants"))
 
 
 @bp.post("/wants/<int:want_id>")

@@ -7,6 +7,11 @@
 from catalog.games.samsara import rules
 from catalog.games.samsara.vocabulary import Samsara
 
-SAMSARA = Samsara(rule_sets=rules.RULE_SETS, rulebook=rules.RULEBOOK, draw_model=rules.DRAW_MODEL)
+SAMSARA = Samsara(
+    rule_sets=rules.RULE_SETS,
+    rulebook=rules.RULEBOOK,
+    draw_model=rules.DRAW_MODEL,
+    basic_card=rules.is_basic_stone,
+)
 
 __all__ = ["SAMSARA"]

@@ -238,6 +238,8 @@ class Samsara(GameModule):
     keywords = KEYWORDS
     game_columns = ("attribute", "cost", "attack", "defense", "traits", "keywords")
     series = ("S", "M", "P", "G")
+    # what the game calls its basic cards (GameModule.is_basic: rules.is_basic_stone)
+    basic_names = ("基本法力石", "basic mana stones")
     # "火（红色）、水（蓝色）、风（绿色）、地（黄色）、光（白色）、暗（紫色）…无（黑色）"
     attribute_colours: ClassVar[Mapping[str, RGB]] = {
         "火": (200, 44, 36),
