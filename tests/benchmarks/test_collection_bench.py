@@ -38,7 +38,9 @@ from catalog.models import CardSet, Printing, User
 PRINTINGS = int(os.environ.get("BENCH_PRINTINGS", "100000"))
 ROWS = int(os.environ.get("BENCH_ROWS", "100000"))
 SERVER_URL = os.environ.get("BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-DATABASE = os.environ.get("BENCH_COLLECTION_DATABASE", "lunzang_bench_collection")
+DATABASE = os.environ.get(
+    "BENCH_COLLECTION_DATABASE", os.environ.get("BENCH_DATABASE_PREFIX", "lunzang_bench") + "_collection"
+)
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
 

@@ -49,7 +49,8 @@ QUERIES = [
 
 
 SERVER_URL = os.environ.get("BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-BENCH_DATABASE = "lunzang_bench_search"  # its own database, so a benchmark never disturbs a test run
+# its own database, so a benchmark never disturbs a test run (BENCH_DATABASE_PREFIX: parallel runs apart)
+BENCH_DATABASE = os.environ.get("BENCH_DATABASE_PREFIX", "lunzang_bench") + "_search"
 
 
 @pytest.fixture(scope="module")
