@@ -22,8 +22,14 @@ def upgrade() -> None:
     if op.get_bind().dialect.name != 'postgresql':
         return
     op.execute('CREATE EXTENSION IF NOT EXISTS pg_trgm')
+    # The operator class qualified by the extension's schema: it may be installed in a schema
+    # outside this connection's search_path (another schema of the same database made it).
+    schema = op.get_bind().exec_driver_sql(
+        "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'"
+    ).scalar_one()
     for name, table, column in INDEXES:
-        op.create_index(name, table, [column], postgresql_using='gin', postgresql_ops={column: 'gin_trgm_ops'})
+        ops = {column: f'"{schema}".gin_trgm_ops'}
+        op.create_index(name, table, [column], postgresql_using='gin', postgresql_ops=ops)
 
 
 def downgrade() -> None:
