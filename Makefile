@@ -42,12 +42,16 @@ CHROMIUM ?= /usr/bin/chromium
 chromium:
 	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) is missing: sudo apt-get install chromium (.ci/run does it), then make test again" >&2; exit 1; }
 
+# The SQLite suite runs on every core (pytest-xdist; each worker builds its own template database,
+# a test file stays on one worker so its module fixtures start once). TEST_WORKERS=0 runs serially.
+TEST_WORKERS ?= auto
 test: chromium setup lint
-	LUNZANG_CHROMIUM=$(CHROMIUM) $(BIN)/pytest
+	LUNZANG_CHROMIUM=$(CHROMIUM) $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
 POSTGRES_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
+# Serial: the PostgreSQL suite shares one database (its sample_snapshot schema) across tests.
 test-postgres: setup
-	DATABASE_URL=$(POSTGRES_URL) $(BIN)/pytest
+	DATABASE_URL=$(POSTGRES_URL) $(BIN)/pytest -p no:xdist
 
 bench: setup
 	$(BIN)/pytest tests/benchmarks -s -p no:cacheprovider -o addopts="" $(BENCH_ARGS)

@@ -14,7 +14,7 @@ from catalog import db as catalog_db
 from catalog.games import GAMES
 from catalog.ingest import import_catalogue
 from catalog.search import QueryError, search
-from catalog.search.compile import resolve_keyword
+from catalog.search.keys import resolve_keyword
 
 CATALOGUES = {
     "samsara": (

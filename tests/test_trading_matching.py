@@ -100,6 +100,27 @@ def test_private_lists_condition_printing_keep_n_and_holds(kit: Kit) -> None:
     assert matches(kit) == {}
 
 
+def keep_rules(kit: Kit, who: str, rules: dict[str, dict[str, int]]) -> None:
+    with tx(kit.engine) as session:
+        user = session.get(User, kit.users[who])
+        assert user is not None
+        user.keep_rules = rules
+        session.add(user)
+
+
+def test_keep_n_offers_the_worst_copies_and_only_for_its_own_rarity(kit: Kit) -> None:
+    want(kit, "alice", "T1-001", quantity=2, worst="LP")
+    kit.stock("dave", "T1-001", 1, 1)  # NM
+    kit.stock("dave", "T1-001", 1, 1, grade=ItemGrade("MP"))
+    assert matches(kit) == {"dave": (1, 0)}  # the MP copy is worse than alice accepts
+    keep_rules(kit, "dave", {"samsara": {"R": 1}, "longzhiyi": {"C": 2}})  # other rarity, other game
+    assert matches(kit) == {"dave": (1, 0)}
+    keep_rules(kit, "dave", {"samsara": {"C": 1}})  # one spare, and the keep rule offers the MP one
+    assert matches(kit) == {}
+    want(kit, "alice", "T1-001", quantity=2, worst="MP")
+    assert matches(kit) == {"dave": (1, 0)}
+
+
 # A want for 闪 in English (issue 13 §4 "language/finish when the want says so") against one
 # partner copy in each grade: only an English foil covers it; a want naming neither takes any.
 @pytest.mark.parametrize(

@@ -7,10 +7,14 @@ one catalogue, load once with :func:`load_pool` / :func:`load_format` and call
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any
 
+from sqlalchemy import String, type_coerce
+from sqlalchemy import select as core_select
 from sqlalchemy.engine import Connection
 from sqlmodel import Session, col, select
 
@@ -93,43 +97,76 @@ def load_pool(session: Session, slug: str) -> CardPool:
     return pool
 
 
+# The columns of Card a pool reads, in the order _read_pool unpacks them (row[0] … row[12]).
+_POOL_COLUMNS = (
+    *("id", "name", "name_key", "type", "subtype", "attributes", "faction", "cost_total", "level", "text"),
+    *("name_en", "pinyin", "initials"),
+)
+_POOL_JSON = ("cost", "traits", "keywords", "extra")  # row[13] … row[16]
+
+
+class _JsonTexts(dict[str, Any]):
+    """JSON column values decoded once per distinct text: costs, traits and keywords repeat
+    across thousands of cards. SQLite hands the column over as text (``type_coerce``);
+    PostgreSQL's driver may have decoded json already, and such values pass through. The
+    decoded values are shared between cards, like the pool itself: nothing may change them."""
+
+    def __missing__(self, text: str) -> Any:
+        value = self[text] = json.loads(text)
+        return value
+
+    def of(self, value: Any) -> Any:
+        return self[value] if isinstance(value, str) else value
+
+
 def _read_pool(session: Session, slug: str, game: Game) -> CardPool:
-    sets = {s.id: s for s in session.scalars(select(CardSet).where(CardSet.game_id == game.id))}
+    # Plain rows, not ORM objects, and the JSON columns as their text: building 90,000 Card
+    # instances and decoding 360,000 JSON values (most of them "[]" or "{}") was most of the
+    # first check after an import on the 100,000-printing catalogue (issue 16 §2).
+    query = core_select(col(CardSet.id), col(CardSet.code)).where(col(CardSet.game_id) == game.id)
+    sets: dict[int, str] = {set_id: code for set_id, code in session.execute(query)}
     printed: dict[int, set[str]] = {}
     numbers: dict[str, list[tuple[int, str, str]]] = {}
     for card_id, set_id, number, number_key in session.execute(
-        select(Printing.card_id, Printing.set_id, Printing.number, Printing.number_key).where(
+        core_select(col(Printing.card_id), col(Printing.set_id), col(Printing.number), col(Printing.number_key)).where(
             col(Printing.set_id).in_(list(sets))
         )
     ):
-        code = sets[set_id].code
+        code = sets[set_id]
         printed.setdefault(card_id, set()).add(code)
         numbers.setdefault(number_key, []).append((card_id, code, number))
     cards: dict[int, PoolCard] = {}
     pinyin: dict[int, tuple[str, str]] = {}
-    for card in session.scalars(select(Card).where(Card.game_id == game.id)):
-        assert card.id is not None
-        cards[card.id] = PoolCard(
-            id=card.id,
-            name=card.name,
-            name_key=card.name_key,
-            type=card.type,
-            subtype=card.subtype,
-            attributes=card.attributes,
-            faction=card.faction,
-            cost=dict(card.cost or {}),
-            cost_total=card.cost_total,
-            level=card.level,
-            traits=tuple(card.traits),
-            trait_keys=frozenset(fold(t) for t in card.traits),
-            keywords=tuple(card.keywords),
-            extra=dict(card.extra),
-            set_codes=frozenset(printed.get(card.id, ())),
-            text=card.text,
-            name_en=card.name_en,
+    cards_query = core_select(
+        *(col(getattr(Card, name)) for name in _POOL_COLUMNS),
+        *(type_coerce(getattr(Card, name), String) for name in _POOL_JSON),
+    ).where(col(Card.game_id) == game.id)
+    empty: frozenset[str] = frozenset()
+    decoded = _JsonTexts()
+    for row in session.execute(cards_query):
+        (card_id, name, name_key, type_, subtype, attributes, faction, cost_total, level, text, name_en) = row[:11]
+        traits, keywords = decoded.of(row[14]) or (), decoded.of(row[15]) or ()
+        cards[card_id] = PoolCard(
+            id=card_id,
+            name=name,
+            name_key=name_key,
+            type=type_,
+            subtype=subtype,
+            attributes=attributes,
+            faction=faction,
+            cost=dict(decoded.of(row[13]) or {}),
+            cost_total=cost_total,
+            level=level,
+            traits=tuple(traits),
+            trait_keys=frozenset(fold(t) for t in traits) if traits else empty,
+            keywords=tuple(keywords),
+            extra=dict(decoded.of(row[16]) or {}),
+            set_codes=frozenset(printed.get(card_id, empty)),
+            text=text,
+            name_en=name_en,
         )
-        pinyin[card.id] = (card.pinyin, card.initials)
-    set_codes = {fold(s.code): s.code for s in sets.values()}
+        pinyin[card_id] = (row[11], row[12])
+    set_codes = {fold(code): code for code in sets.values()}
     return CardPool(slug, cards, numbers, set_codes, pinyin)
 
 

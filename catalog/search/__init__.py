@@ -3,8 +3,9 @@
 ``search(session=…, text="t:战魂 a:火 cost<=3")`` returns a :class:`SearchResult`;
 a malformed query raises :class:`QueryError` with the position of the bad term.
 
-This package's face; the parts: ``parser`` (tokens, tree, errors), ``compile`` (the key
-registry: each key → SQL), ``sql`` (SQL helpers), ``run`` (scope, paging, ordering, the hits).
+This package's face; the parts: ``parser`` (tokens, tree, errors), ``keys`` (the key
+registry: each key → SQL), ``compile`` (the tree and the directives → one condition), ``sql``
+(portable SQL helpers), ``run`` (scope, paging, ordering, the hits).
 """
 
 from catalog.search.parser import QueryError

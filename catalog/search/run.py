@@ -15,14 +15,8 @@ from sqlmodel import Session, col
 from catalog.errors import Message
 from catalog.games import GAMES, get_game
 from catalog.models import Card, CardSet, Game, Printing, table_of
-from catalog.search.compile import (
-    KEYS,
-    ORDERS,
-    Context,
-    compile_node,
-    directive_of,
-    error,
-)
+from catalog.search.compile import ORDERS, compile_node, directive_of
+from catalog.search.keys import KEYS, Context, error
 from catalog.search.parser import And, Node, Query, QueryError, Term, parse
 from catalog.text import fold
 

@@ -20,13 +20,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import and_, func, or_, select
 from sqlmodel import Session
 
 from catalog.collection.grades import CONDITIONS, ItemGrade, condition_rank
 from catalog.collection.tables import GAME, ITEM, PRINTING, SET, USER, WANT
-from catalog.collection.wants import satisfies
-from catalog.models import CardSet, CollectionItem, Game, Printing, WantItem
+from catalog.models import CardSet, CollectionItem, Game, Printing, User, WantItem, table_of
 from catalog.trading.reservation import Key, LineSpec, held_by
 
 MAX_PARTNERS = 50
@@ -64,56 +63,60 @@ class _Want:
     finish: str | None = None  # None: any
 
 
-def _wants(session: Session, user_ids: list[int] | None, card_ids: set[int] | None) -> dict[int, list[_Want]]:
-    """user → wants still missing (want − owned), printing-specific ones first."""
-    query = select(
-        WANT.user_id, WANT.card_id, WANT.printing_id, WANT.quantity, WANT.min_condition, WANT.language, WANT.finish
-    ).select_from(table_of_want())
-    if card_ids is not None:
-        # By card (its index), the users filtered here: an IN over a thousand users made SQLite
-        # probe the (user, card) index once per pair.
-        query = query.where(WANT.card_id.in_(sorted(card_ids)))
-    elif user_ids is not None:
-        query = query.where(WANT.user_id.in_(user_ids))
-    rows = session.execute(query).all()
-    if user_ids is not None and card_ids is not None:
-        wanted_by = set(user_ids)
-        rows = [r for r in rows if r[0] in wanted_by]
-    if not rows:
-        return {}
-    users = {r[0] for r in rows}
-    cards = sorted({r[1] for r in rows})
-    # (user, card or printing) → (language, finish) → copies: a want naming a language/finish
-    # counts only those, one naming neither counts them all (as before).
-    by_card: dict[tuple[int, int], dict[tuple[str, str], int]] = defaultdict(lambda: defaultdict(int))
-    by_printing: dict[tuple[int, int], dict[tuple[str, str], int]] = defaultdict(lambda: defaultdict(int))
-    # Driven from the printings of these cards (index on printing_id), users filtered here: an
-    # IN over a thousand users made SQLite walk every item of every one of them.
-    card_of = dict(session.execute(select(PRINTING.id, PRINTING.card_id).where(PRINTING.card_id.in_(cards))).all())
-    owned = session.execute(
-        select(ITEM.user_id, ITEM.printing_id, ITEM.language, ITEM.finish, ITEM.quantity).where(
-            ITEM.printing_id.in_(sorted(card_of)), ITEM.quantity > 0
+Wants = dict[int, list[_Want]]  # card → the wants of one user for it, printing-specific ones first
+
+
+def _wants(
+    session: Session, *, user_id: int | None = None, cards_of_public: tuple[set[int], int] | None = None
+) -> dict[int, Wants]:
+    """user → card → wants still missing (want − owned): the wants of ``user_id``, or those for
+    ``cards_of_public = (cards, me)`` of every user with public lists but me.
+
+    want − owned is one grouped query: a printing-specific want counts the copies of that
+    printing, a card want those of any printing of the card, and a want naming a language/finish
+    counts only copies in them (a want for 闪 is not met by a 普通 copy); satisfied wants never
+    leave the database.
+    """
+    owned = func.coalesce(func.sum(ITEM.quantity), 0)
+    query = (
+        select(WANT.user_id, WANT.card_id, WANT.printing_id, WANT.quantity - owned, WANT.min_condition)
+        .add_columns(WANT.language, WANT.finish)
+        .select_from(table_of(WantItem))
+        .outerjoin(
+            table_of(Printing),
+            and_(PRINTING.card_id == WANT.card_id, or_(WANT.printing_id.is_(None), PRINTING.id == WANT.printing_id)),
         )
-    ).all()
-    for uid, pid, lang, fin, q in owned:
-        if uid in users:
-            by_card[(uid, card_of[pid])][(lang, fin)] += int(q)
-            by_printing[(uid, pid)][(lang, fin)] += int(q)
-    out: dict[int, list[_Want]] = defaultdict(list)
-    for uid, card_id, pid, quantity, worst, language, finish in rows:
-        copies = by_printing.get((uid, pid), {}) if pid is not None else by_card.get((uid, card_id), {})
-        have = sum(n for (lang, fin), n in copies.items() if satisfies(language, finish, lang, fin))
-        if quantity > have:
-            out[uid].append(_Want(card_id, pid, quantity - have, condition_rank(worst), language, finish))
+        .outerjoin(
+            table_of(CollectionItem),
+            and_(
+                ITEM.printing_id == PRINTING.id,
+                ITEM.user_id == WANT.user_id,
+                ITEM.quantity > 0,
+                or_(WANT.language.is_(None), ITEM.language == WANT.language),
+                or_(WANT.finish.is_(None), ITEM.finish == WANT.finish),
+            ),
+        )
+        # (card, id) rather than id alone: the card and the (user, card) indexes both hand the
+        # wants over in that order, where grouping by id made SQLite walk every want in id order.
+        .group_by(WANT.card_id, WANT.id)
+        .having(WANT.quantity > owned)
+    )
+    if user_id is not None:
+        query = query.where(WANT.user_id == user_id)
+    if cards_of_public is not None:
+        cards, me = cards_of_public
+        # By card (its index), public users joined: an IN over a thousand users made SQLite
+        # probe the (user, card) index once per pair.
+        query = query.join(table_of(User), USER.id == WANT.user_id).where(
+            WANT.card_id.in_(sorted(cards)), USER.lists_public.is_(True), USER.id != me
+        )
+    out: dict[int, Wants] = defaultdict(lambda: defaultdict(list))
+    for uid, card_id, pid, need, worst, language, finish in session.execute(query):
+        out[uid][card_id].append(_Want(card_id, pid, int(need), RANK[worst], language, finish))
     for wants in out.values():
-        wants.sort(key=lambda w: (w.printing_id is None, w.card_id))
+        for of_card in wants.values():
+            of_card.sort(key=lambda w: w.printing_id is None)
     return out
-
-
-def table_of_want() -> Any:
-    from catalog.models import table_of
-
-    return table_of(WantItem)
 
 
 @dataclass
@@ -122,14 +125,18 @@ class _Copy:
     card_id: int
     grade: ItemGrade
     left: int
+    rank: int  # of the condition (lower is better)
 
 
 def _tradable(
-    session: Session, *, user_ids: list[int] | None, card_ids: set[int], exclude: int | None, now: datetime
+    session: Session, *, user_id: int | None = None, public_except: int | None = None, card_ids: set[int], now: datetime
 ) -> dict[int, list[_Copy]]:
-    """user → copies they can trade of these cards: for trade − held, capped by their keep-N rules."""
-    # Two steps, each on an index: the printings of these cards, then their items; users are
-    # filtered here (public lists, not the caller) rather than by an IN over every user.
+    """user → copies they can trade of these cards: for trade − held, capped by their keep-N rules.
+
+    The copies of ``user_id``, or those of every user with public lists but ``public_except``.
+    """
+    # Two steps, each on an index: the printings of these cards, then their items; public users
+    # are joined rather than named by an IN over every user.
     printings = {
         pid: (card_id, rarity, game)
         for pid, card_id, rarity, game in session.execute(
@@ -141,82 +148,115 @@ def _tradable(
     }
     if not printings:
         return {}
-    query = select(
-        ITEM.user_id, ITEM.printing_id, ITEM.condition, ITEM.language, ITEM.finish, ITEM.quantity, ITEM.for_trade
-    ).where(ITEM.printing_id.in_(sorted(printings)), ITEM.quantity > 0)
-    if user_ids is not None:
-        allowed = set(user_ids)
+    query = select(ITEM.user_id, ITEM.printing_id, ITEM.condition, ITEM.language, ITEM.finish, ITEM.for_trade).where(
+        ITEM.printing_id.in_(sorted(printings)), ITEM.quantity > 0, ITEM.for_trade > 0
+    )
+    if user_id is not None:
+        query = query.where(ITEM.user_id == user_id)
     else:
-        allowed = set(session.scalars(select(USER.id).where(USER.lists_public.is_(True))))
-    allowed.discard(exclude)
-    rows = [
-        (uid, pid, *printings[pid], cond, lang, fin, q, ft)
-        for uid, pid, cond, lang, fin, q, ft in session.execute(query).all()
-        if uid in allowed
-    ]
-    traders = sorted({r[0] for r in rows if r[9] > 0})
+        query = query.join(table_of(User), USER.id == ITEM.user_id).where(
+            USER.lists_public.is_(True), USER.id != public_except
+        )
+    rows = session.execute(query).all()
+    traders = sorted({r[0] for r in rows})
     holds = held_by(session, giver_ids=traders, now=now)
-    keep_rules = dict(session.execute(select(USER.id, USER.keep_rules).where(USER.id.in_(traders))).all())
-    totals: dict[tuple[int, int], int] = defaultdict(int)
-    for r in rows:
-        totals[(r[0], r[1])] += r[8]
-    spare: dict[tuple[int, int], int] = {}
+    keep_rules = {
+        uid: rules
+        for uid, rules in session.execute(select(USER.id, USER.keep_rules).where(USER.id.in_(traders)))
+        if rules
+    }
     out: dict[int, list[_Copy]] = defaultdict(list)
-    # worst condition first, as the keep rule offers them
-    for uid, pid, card_id, rarity, game, cond, lang, fin, _q, for_trade in sorted(
-        rows, key=lambda r: (r[0], r[1], -condition_rank(r[5]), r[6], r[7])
-    ):
-        if for_trade <= 0:
+    kept = []
+    for uid, pid, cond, lang, fin, for_trade in rows:
+        card_id, rarity, game = printings[pid]
+        if uid in keep_rules and isinstance((keep_rules[uid].get(game) or {}).get(rarity), int):
+            kept.append((uid, pid, cond, lang, fin, for_trade))
             continue
         grade = ItemGrade(cond, lang, fin)
         left = for_trade - holds.get(uid, {}).get((pid, grade), 0)
-        keep = ((keep_rules.get(uid) or {}).get(game) or {}).get(rarity)
-        if isinstance(keep, int):
-            cap = spare.setdefault((uid, pid), max(0, totals[(uid, pid)] - keep))
-            left = min(left, cap)
-            spare[(uid, pid)] = cap - max(0, left)
         if left > 0:
-            out[uid].append(_Copy(pid, card_id, grade, left))
+            out[uid].append(_Copy(pid, card_id, grade, left, RANK[cond]))
+    if kept:
+        _keep_capped(session, kept, printings, keep_rules, holds, out)
     return out
 
 
-def table_of_item() -> Any:
-    from catalog.models import table_of
-
-    return table_of(CollectionItem)
+def _keep_capped(
+    session: Session,
+    kept: list[tuple[int, int, str, str, str, int]],
+    printings: dict[int, tuple[int, str, str]],
+    keep_rules: dict[int, Any],
+    holds: dict[int, dict[Key, int]],
+    out: dict[int, list[_Copy]],
+) -> None:
+    """The copies of printings a keep-N rule covers: at most total − N of them, worst condition
+    first (as the keep rule offers them), whatever the for-trade numbers say."""
+    users = sorted({r[0] for r in kept})
+    totals: dict[tuple[int, int], int] = defaultdict(int)
+    for uid, pid, q in session.execute(
+        select(ITEM.user_id, ITEM.printing_id, ITEM.quantity).where(
+            ITEM.user_id.in_(users), ITEM.printing_id.in_(sorted({r[1] for r in kept})), ITEM.quantity > 0
+        )
+    ):
+        totals[(uid, pid)] += int(q)
+    spare: dict[tuple[int, int], int] = {}
+    for uid, pid, cond, lang, fin, for_trade in sorted(kept, key=lambda r: (r[0], r[1], -RANK[r[2]], r[3], r[4])):
+        card_id, rarity, game = printings[pid]
+        grade = ItemGrade(cond, lang, fin)
+        left = for_trade - holds.get(uid, {}).get((pid, grade), 0)
+        keep = keep_rules[uid][game][rarity]
+        cap = spare.setdefault((uid, pid), max(0, totals[(uid, pid)] - keep))
+        left = min(left, cap)
+        spare[(uid, pid)] = cap - max(0, left)
+        if left > 0:
+            out[uid].append(_Copy(pid, card_id, grade, left, RANK[cond]))
 
 
 def _index(copies: list[_Copy]) -> dict[int, list[_Copy]]:
     """Copies by card, best condition first (built once, reused for every partner)."""
     by_card: dict[int, list[_Copy]] = defaultdict(list)
-    for copy in sorted(copies, key=lambda c: (condition_rank(c.grade.condition), c.printing_id, c.grade)):
+    for copy in sorted(copies, key=lambda c: (c.rank, c.printing_id, c.grade)):
         by_card[copy.card_id].append(copy)
     return by_card
 
 
-def _cover(wants: list[_Want], by_card: dict[int, list[_Copy]]) -> list[LineSpec]:
-    """Lines of the indexed copies meeting ``wants`` (greedy: printing wants first, best condition first)."""
-    used: dict[int, int] = {}
-    taken: dict[Key, int] = defaultdict(int)
-    for want in wants:
-        need = want.need
-        for copy in by_card.get(want.card_id, ()):
-            if need == 0:
-                break
-            if want.printing_id is not None and copy.printing_id != want.printing_id:
-                continue
-            left = copy.left - used.get(id(copy), 0)
-            if left <= 0 or RANK[copy.grade.condition] > want.worst:
-                continue
-            if not satisfies(want.language, want.finish, copy.grade.language, copy.grade.finish):
-                continue
-            n = min(need, left)
-            used[id(copy)] = used.get(id(copy), 0) + n
-            taken[(copy.printing_id, copy.grade)] += n
-            need -= n
+def _cover(wants: Wants, by_card: dict[int, list[_Copy]]) -> list[LineSpec]:
+    """Lines of the indexed copies meeting ``wants`` (greedy: printing wants first, best condition first).
+
+    Copies serve the wants of their own card only, so each card shared by both sides is covered
+    on its own, and only those are visited: a partner holds a dozen of my 200 wanted cards, and
+    walking all 200 for each of a thousand partners was most of the matching time. Each copy is
+    one item (printing + grade), so what is taken is counted per copy.
+    """
+    taken: dict[int, int] = {}  # id(copy) → copies taken from it
+    copies: dict[int, _Copy] = {}
+    small, large = (wants, by_card) if len(wants) <= len(by_card) else (by_card, wants)
+    for card in small:
+        if card not in large:
+            continue
+        candidates = by_card[card]
+        for want in wants[card]:
+            need = want.need
+            for copy in candidates:
+                if want.printing_id is not None and copy.printing_id != want.printing_id:
+                    continue
+                if copy.rank > want.worst:
+                    continue
+                if want.language is not None and want.language != copy.grade.language:
+                    continue
+                if want.finish is not None and want.finish != copy.grade.finish:
+                    continue
+                n = min(need, copy.left - taken.get(id(copy), 0))
+                if n <= 0:
+                    continue
+                taken[id(copy)] = taken.get(id(copy), 0) + n
+                copies[id(copy)] = copy
+                need -= n
+                if need == 0:
+                    break
     # Unsorted: only the partners shown get their lines sorted (find_matches), since sorting
     # (printing, grade) keys for each of a thousand candidate partners cost more than covering.
-    return [LineSpec(pid, grade, q) for (pid, grade), q in taken.items()]
+    return [LineSpec(copies[c].printing_id, copies[c].grade, n) for c, n in taken.items()]
 
 
 def _sorted(lines: list[LineSpec]) -> list[LineSpec]:
@@ -225,21 +265,18 @@ def _sorted(lines: list[LineSpec]) -> list[LineSpec]:
 
 def find_matches(*, session: Session, user_id: int, now: datetime, limit: int = MAX_PARTNERS) -> list[Match]:
     """Partners for ``user_id`` among users with public lists, best first (at most ``limit``)."""
-    my_wants = _wants(session, [user_id], None).get(user_id, [])
+    my_wants = _wants(session, user_id=user_id).get(user_id, {})
     matches: dict[int, Match] = {}
     if my_wants:
-        theirs = _tradable(session, user_ids=None, card_ids={w.card_id for w in my_wants}, exclude=user_id, now=now)
+        theirs = _tradable(session, public_except=user_id, card_ids=set(my_wants), now=now)
         for uid, copies in theirs.items():
             lines = _cover(my_wants, _index(copies))
             if lines:
                 matches.setdefault(uid, Match(uid, "")).they_give = lines
-    mine = _tradable(session, user_ids=[user_id], card_ids=_my_trade_cards(session, user_id), exclude=None, now=now)
+    mine = _tradable(session, user_id=user_id, card_ids=_my_trade_cards(session, user_id), now=now)
     my_copies = mine.get(user_id, [])
     if my_copies:
-        public = [
-            uid for (uid,) in session.execute(select(USER.id).where(USER.lists_public.is_(True), USER.id != user_id))
-        ]
-        their_wants = _wants(session, public, {c.card_id for c in my_copies})
+        their_wants = _wants(session, cards_of_public=({c.card_id for c in my_copies}, user_id))
         indexed = _index(my_copies)
         for uid, wants in their_wants.items():
             lines = _cover(wants, indexed)
@@ -260,7 +297,7 @@ def _my_trade_cards(session: Session, user_id: int) -> set[int]:
     return set(
         session.scalars(
             select(PRINTING.card_id)
-            .select_from(table_of_item())
+            .select_from(table_of(CollectionItem))
             .join(Printing, PRINTING.id == ITEM.printing_id)
             .where(ITEM.user_id == user_id, ITEM.for_trade > 0)
             .distinct()

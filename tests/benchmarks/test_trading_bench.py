@@ -87,10 +87,9 @@ def _users(session: Session, count: int, prefix: str = "u") -> list[int]:
     return list(session.scalars(select(User.id).where(User.username.like(f"{prefix}%")).order_by(User.id)))
 
 
-def test_matching_speed(tmp_path: Path, catalogue: Path) -> None:
-    engine = _fresh_sqlite(tmp_path, catalogue)
+def matching_data(engine: Engine) -> tuple[list[int], int, int]:
+    """Writes the users, their haves (with ledger rows) and wants; returns (users, items, wants)."""
     rng = random.Random(13)
-    started = time.perf_counter()
     with catalog_db.transaction(engine) as session:
         printings = session.execute(select(Printing.id, Printing.card_id)).all()
         card_ids = sorted({card for _p, card in printings})
@@ -132,9 +131,16 @@ def test_matching_speed(tmp_path: Path, catalogue: Path) -> None:
         session.execute(insert(table_of(WantItem)), wants)
     with engine.connect() as connection:
         connection.exec_driver_sql("ANALYZE")
+    return users, len(items), len(wants)
+
+
+def test_matching_speed(tmp_path: Path, catalogue: Path) -> None:
+    engine = _fresh_sqlite(tmp_path, catalogue)
+    started = time.perf_counter()
+    users, items, wants = matching_data(engine)
     print(
         f"\nmatching data: {USERS} users × {LISTS} wants and haves, {PRINTINGS} printings "
-        f"({len(items)} items, {len(wants)} wants) written in {time.perf_counter() - started:.1f} s"
+        f"({items} items, {wants} wants) written in {time.perf_counter() - started:.1f} s"
     )
     timings, cpu, sizes = [], [], []
     for uid in users[:: max(1, USERS // 10)][:10]:

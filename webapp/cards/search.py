@@ -15,7 +15,8 @@ from catalog import browse
 from catalog.decks.lists import copies_by_name
 from catalog.games import DEFAULT_GAME, GAMES, GameModule
 from catalog.search import QueryError, SearchResult, search
-from catalog.search.compile import FLAGS, KEYS, ORDERS, lookup
+from catalog.search.compile import ORDERS
+from catalog.search.keys import FLAGS, KEYS, lookup
 from catalog.text import fold
 from webapp.cards import bp
 from webapp.cards.routes import _columns, _game_or_404, field_labels
