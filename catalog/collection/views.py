@@ -243,7 +243,8 @@ def _page_sets(
     for set_id, count in counts:
         members, total = groups.get(places[set_id], ([], 0))
         groups[places[set_id]] = ([*members, set_id], total + int(count))
-    before, chosen, skip = 0, [], 0
+    before, skip = 0, 0
+    chosen: list[int] = []
     for _key, (members, count) in sorted(groups.items()):
         if before + count > offset and before < offset + per_page:
             if not chosen:

@@ -68,7 +68,7 @@ def like_escaped(needle: str) -> str:
 
 def contains(column: Any, needle: str) -> ColumnElement[bool]:
     if len(needle) >= TRIGRAM:
-        return contains_long(column, needle, f"%{like_escaped(needle)}%")  # type: ignore[return-value]  # why: a FunctionElement of Boolean type is a SQL boolean; the stubs type it as FunctionElement
+        return contains_long(column, needle, f"%{like_escaped(needle)}%")
     return position_of(column, needle) > 0
 
 
