@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import bindparam, delete, func, literal_column, update
+from sqlalchemy import bindparam, delete, exists, func, literal_column, update
 from sqlmodel import col, select
 
 from catalog.games import GameModule
@@ -376,11 +376,16 @@ class PlanWriter(Plan):
         from catalog.models import WantItem
 
         table = table_of(Card)
+        # NOT EXISTS, an anti-join, rather than NOT IN: PostgreSQL hashes a NOT IN list only
+        # while it fits in work_mem, and past that tests every card against every printing (a
+        # million printings: the import never finished); NOT EXISTS stays linear. Same answer:
+        # the card_id columns are NOT NULL.
         orphans = select(table.c.id).where(
             table.c.game_id == game_id,
-            table.c.id.not_in(select(table_of(Printing).c.card_id)),
-            table.c.id.not_in(select(table_of(BanEntry).c.card_id)),
-            table.c.id.not_in(select(table_of(WantItem).c.card_id)),
+            *(
+                ~exists().where(other.c.card_id == table.c.id)
+                for other in (table_of(Printing), table_of(BanEntry), table_of(WantItem))
+            ),
         )
         ids = list(self.session.scalars(orphans))
         if ids:

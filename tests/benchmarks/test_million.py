@@ -3,7 +3,8 @@
 
 The same run measures ``BENCH_MILLION_SIZES`` (default 100,000 and 1,000,000 printings) so each
 figure's growth is of one moment, on PostgreSQL and SQLite (``BENCH_MILLION_DATABASES``,
-default both; PostgreSQL when ``BENCH_POSTGRES_URL`` answers). Per size and database:
+default both; PostgreSQL when ``BENCH_POSTGRES_URL`` answers; ``BENCH_SYNTH_DIR`` keeps the
+synthetic catalogues there between runs). Per size and database:
 
 - the import of the synthetic catalogue, in a child process: wall time, printings/s and the
   child's peak resident memory (``wait4``'s ``ru_maxrss``), which says whether the importer
@@ -169,8 +170,13 @@ def test_a_million_printings(tmp_path_factory: pytest.TempPathFactory) -> None:
     loads = [os.getloadavg()[0]]
     for size in SIZES:
         started = time.perf_counter()
-        folder = write_synthetic_catalogue(tmp_path_factory.mktemp(f"synth{size}"), printings=size, seed=1)
-        print(f"\n{size:,} printings written in {time.perf_counter() - started:.0f} s")
+        kept = Path(os.environ["BENCH_SYNTH_DIR"]) / f"synth{size}" if os.environ.get("BENCH_SYNTH_DIR") else None
+        if kept is not None and (kept / "samsara-synth" / "manifest.toml").exists():
+            folder = kept / "samsara-synth"  # written by an earlier run (the generator is deterministic)
+        else:
+            out = kept or tmp_path_factory.mktemp(f"synth{size}")
+            folder = write_synthetic_catalogue(out, printings=size, seed=1)
+        print(f"\n{size:,} printings ready in {time.perf_counter() - started:.0f} s ({folder})")
         for database in DATABASES:
             url = _url(database, size, tmp_path_factory.mktemp(f"db{size}"))
             if url is None:
