@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -110,6 +110,20 @@ def check_connection(engine: Engine) -> None:
                 f"cannot connect to {engine.url.render_as_string(hide_password=True)}: {reason}",
             )
         ) from error
+
+
+def schema_filter(dialect: str) -> Callable[..., bool]:
+    """Alembic's ``include_object`` for ``dialect``: an index declared for other dialects only
+    (``Index.ddl_if``, e.g. PostgreSQL's trigram indexes) is not part of this database's schema."""
+
+    def include(obj: Any, _name: str | None, type_: str, _reflected: bool, _compare_to: Any) -> bool:
+        condition = getattr(obj, "_ddl_if", None) if type_ == "index" else None
+        if condition is None or condition.dialect is None:
+            return True
+        wanted = (condition.dialect,) if isinstance(condition.dialect, str) else tuple(condition.dialect)
+        return dialect in wanted
+
+    return include
 
 
 def alembic_config(engine: Engine) -> Config:

@@ -193,3 +193,48 @@ def test_raising_a_want_from_a_deck_keeps_its_language_and_finish(sample_catalog
         assert add_missing_to_wants(session=session, user_id=alice, deck=deck, now=NOW) == 1
         (row,) = list_wants(session=session, user_id=alice)
         assert (row.quantity, row.language, row.finish) == (3, "EN", "闪")
+
+
+def test_collection_pages_in_set_order_across_sets_and_grades(sample_catalogue: Engine, alice: int) -> None:
+    """The page is chosen from the sets it falls in (issue 17): whatever the page size, the pages
+    run through the items in (game, set position, number, item) order without gap or overlap,
+    across set boundaries and grades of one printing, and a page past the end is empty."""
+    from sqlmodel import col, select
+
+    from catalog.models import CardSet, CollectionItem, Game
+
+    with catalog_db.transaction(sample_catalogue) as session:
+        sets = session.exec(select(CardSet).order_by(col(CardSet.position))).all()
+        chosen = [s for s in sets if s.code in ("M1", "M4", "G2", "S8", "LZ1", "ZT1")]
+        for card_set in chosen:
+            numbers = session.exec(
+                select(Printing.number).where(Printing.set_id == card_set.id).order_by(col(Printing.number))
+            ).all()
+            for number in numbers[1:8:3]:
+                pid = printing_id(session, card_set.code, number)
+                for grade in (NM, ItemGrade("LP")):
+                    adjust(
+                        session=session, user_id=alice, printing_id=pid, grade=grade, delta=1, reason="manual", now=NOW
+                    )
+    with Session(sample_catalogue) as session:
+        rows = session.exec(
+            select(CollectionItem.id, Game.slug, CardSet.position, Printing.number, CardSet.code)
+            .join(Printing, col(Printing.id) == col(CollectionItem.printing_id))
+            .join(CardSet, col(CardSet.id) == col(Printing.set_id))
+            .join(Game, col(Game.id) == col(CardSet.game_id))
+            .where(CollectionItem.user_id == alice)
+        ).all()
+        expected = [r[0] for r in sorted(rows, key=lambda r: (r[1], r[2], r[3], r[0]))]
+        assert len(expected) == 2 * 3 * len(chosen) and len({r[4] for r in rows}) == len(chosen)
+        by_item = {item.id: item.printing_id for item in session.exec(select(CollectionItem))}
+        for per_page in (1, 2, 5, 7, 50):
+            seen: list[int] = []
+            for page_number in range(1, len(expected) // per_page + 2):
+                page = collection_page(session=session, user_id=alice, page=page_number, per_page=per_page)
+                assert page.total == len(expected)
+                seen += [item.printing_id for item in page.items]
+            assert seen == [by_item[i] for i in expected], per_page
+        beyond = collection_page(session=session, user_id=alice, page=len(expected) + 1, per_page=1)
+        assert beyond.items == [] and beyond.total == len(expected)
+        m4 = collection_page(session=session, user_id=alice, set_code="M4", page=2, per_page=4)
+        assert m4.total == 6 and [i.set for i in m4.items] == ["M4", "M4"]

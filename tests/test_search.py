@@ -153,6 +153,12 @@ def names(engine: Engine, text: str, **options: Any) -> list[str]:
         ("o:抽一", ["光暗双子", "孙悟空", "四海龍王"]),
         ("o:抽一张牌", ["光暗双子", "孙悟空", "四海龍王"]),  # 抽一張牌 folds alike
         ("o:伤害", ["烈焰术"]),
+        # LIKE's own characters are literal (PostgreSQL compiles 3+-character terms to LIKE)
+        ("o:抽_张", []),
+        ("o:抽%牌", []),
+        ("o:%%%", []),
+        ("sun_ukong", []),
+        ("n:s\\%", []),
         # types, attributes
         ("t:魔法", ["烈焰术"]),
         ("t:magic", ["烈焰术"]),

@@ -164,6 +164,10 @@ class Plan:
                 for error in errors.errors:
                     self.problem(row.file, row.line, error.column, error.message.zh, error.message.en)
                 continue
+            finally:
+                # Parsed, the raw cells are not read again; the row stays only as a place (file,
+                # line) for messages. Released, a large import does not hold every row twice.
+                row.values = {}
             name = values["name"].strip()
             stored = card_columns(parsed.card)
             if parsed.card.get("name_en"):

@@ -6,6 +6,7 @@ from alembic import context
 from sqlmodel import SQLModel
 
 import catalog.models  # noqa: F401  (registers every table on SQLModel.metadata)
+from catalog.db import schema_filter
 
 config = context.config
 target_metadata = SQLModel.metadata
@@ -19,6 +20,7 @@ def run_migrations_online() -> None:
             target_metadata=target_metadata,
             render_as_batch=connection.dialect.name == "sqlite",
             compare_type=True,
+            include_object=schema_filter(connection.dialect.name),
         )
         with context.begin_transaction():
             context.run_migrations()

@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.expression import ColumnElement, FunctionElement
-from sqlalchemy.types import Integer
+from sqlalchemy.types import Boolean, Integer
 
 
 class position_of(FunctionElement[int]):
@@ -34,7 +34,41 @@ def _position_postgres(element: Any, compiler: Any, **kw: Any) -> str:
     return f"strpos({compiler.process(haystack, **kw)}, {compiler.process(needle, **kw)})"
 
 
+class contains_long(FunctionElement[bool]):
+    """``haystack`` contains ``needle`` (3 characters or more; ``pattern`` is ``%needle%``
+    with LIKE's own characters escaped): SQLite ``instr(…) > 0``, PostgreSQL ``LIKE``, which
+    its trigram indexes serve (``strpos`` is opaque to them). A separate construct rather than
+    a choice made at compile time, so a cached statement never changes form with the needle.
+    """
+
+    type = Boolean()
+    inherit_cache = True
+    name = "contains_long"
+
+
+@compiles(contains_long)
+def _contains_default(element: Any, compiler: Any, **kw: Any) -> str:
+    haystack, needle, _pattern = list(element.clauses)
+    return f"instr({compiler.process(haystack, **kw)}, {compiler.process(needle, **kw)}) > 0"
+
+
+@compiles(contains_long, "postgresql")
+def _contains_postgres(element: Any, compiler: Any, **kw: Any) -> str:
+    haystack, _needle, pattern = list(element.clauses)
+    return f"{compiler.process(haystack, **kw)} LIKE {compiler.process(pattern, **kw)} ESCAPE '\\'"
+
+
+TRIGRAM = 3  # the shortest needle a trigram index can serve
+
+
+def like_escaped(needle: str) -> str:
+    """``needle`` with LIKE's ``%``, ``_`` and the escape character ``\\`` made literal."""
+    return needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 def contains(column: Any, needle: str) -> ColumnElement[bool]:
+    if len(needle) >= TRIGRAM:
+        return contains_long(column, needle, f"%{like_escaped(needle)}%")
     return position_of(column, needle) > 0
 
 

@@ -22,6 +22,7 @@ import random
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -38,7 +39,9 @@ from catalog.models import CardSet, Printing, User
 PRINTINGS = int(os.environ.get("BENCH_PRINTINGS", "100000"))
 ROWS = int(os.environ.get("BENCH_ROWS", "100000"))
 SERVER_URL = os.environ.get("BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-DATABASE = os.environ.get("BENCH_COLLECTION_DATABASE", "lunzang_bench_collection")
+DATABASE = os.environ.get(
+    "BENCH_COLLECTION_DATABASE", os.environ.get("BENCH_DATABASE_PREFIX", "lunzang_bench") + "_collection"
+)
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
 
@@ -155,12 +158,9 @@ PAGE_URLS = [
 ]
 
 
-def _page_timings(engine: Engine, url: str, tmp_path: Path) -> list[tuple[str, float, float, int]]:
-    """(label, median ms, p95 ms, bytes) of every PAGE_URLS entry, through the Flask test client."""
-    from statistics import median, quantiles
-
+def _client(engine: Engine, url: str, tmp_path: Path) -> Any:
+    """A signed-in test client of an app on ``url`` (the user "pages"), and its app."""
     from webapp import create_app
-    from webapp.db import dispose
 
     app = create_app({"TESTING": True, "DATABASE_URL": url, "SECRET_KEY": "bench", "WTF_CSRF_ENABLED": False})
     app.instance_path = str(tmp_path / "instance")
@@ -171,31 +171,43 @@ def _page_timings(engine: Engine, url: str, tmp_path: Path) -> list[tuple[str, f
     with client.session_transaction() as web_session:
         web_session["_user_id"] = user_id
         web_session["_fresh"] = True
-    out = []
-    try:
-        for label, path in PAGE_URLS:
+    return client, app
+
+
+def _page_timings(clients: dict[str, Any]) -> dict[str, list[tuple[str, float, float, int]]]:
+    """{database: [(label, median ms, p95 ms, bytes)]} of every PAGE_URLS entry through the Flask
+    test clients, the databases taking turns run by run (load falls on both alike)."""
+    from statistics import median, quantiles
+
+    out: dict[str, list[tuple[str, float, float, int]]] = {name: [] for name in clients}
+    for label, path in PAGE_URLS:
+        times: dict[str, list[float]] = {name: [] for name in clients}
+        size: dict[str, int] = {}
+        for client in clients.values():
             for _ in range(3):  # warm-up: caches, the planner, the first connection
                 assert client.get(path).status_code == 200
-            times = []
-            for _ in range(PAGE_RUNS):
+        for _ in range(PAGE_RUNS):
+            for name, client in clients.items():
                 started = time.perf_counter()
                 response = client.get(path)
-                times.append((time.perf_counter() - started) * 1000)
+                times[name].append((time.perf_counter() - started) * 1000)
                 assert response.status_code == 200
-            assert response.get_data(as_text=True).count("<tr data-printing=") == 50, path
-            out.append((label, median(times), quantiles(times, n=20)[18], len(response.data)))
-    finally:
-        dispose(app)
+                size[name] = len(response.data)
+        for name, client in clients.items():
+            assert client.get(path).get_data(as_text=True).count("<tr data-printing=") == 50, path
+            out[name].append((label, median(times[name]), quantiles(times[name], n=20)[18], size[name]))
     return out
 
 
 def test_collection_page_speed(catalogue: Path, tmp_path: Path) -> None:
     """GET /collection for a user owning BENCH_COLLECTION_ITEMS (50,000) distinct printings.
 
-    Target (issue 6): ≤ 150 ms server time for a filtered, paginated page on SQLite.
+    Targets: ≤ 150 ms server time for a filtered, paginated page on SQLite (issue 6); any page
+    ≤ 50 ms on both databases, PostgreSQL side by side with SQLite (issue 17).
     """
     from catalog.collection.grades import ItemGrade
     from catalog.collection.ledger import apply_deltas
+    from webapp.db import dispose
 
     sqlite_url = f"sqlite:///{tmp_path / 'pages.sqlite3'}"
     engines = [("SQLite", catalog_db.make_engine(sqlite_url), sqlite_url)]
@@ -203,6 +215,8 @@ def test_collection_page_speed(catalogue: Path, tmp_path: Path) -> None:
     if postgres is not None:
         engines.append(("PostgreSQL", postgres, postgres.url.render_as_string(hide_password=False)))
     lines = [f"\nGET /collection, {PAGE_ITEMS:,} distinct printings owned of {PRINTINGS:,} (ms, {PAGE_RUNS} runs):"]
+    clients: dict[str, Any] = {}
+    apps = []
     for label, engine, url in engines:
         catalog_db.upgrade(engine)
         with catalog_db.transaction(engine) as session:
@@ -224,7 +238,23 @@ def test_collection_page_speed(catalogue: Path, tmp_path: Path) -> None:
             )
         with engine.begin() as connection:
             connection.exec_driver_sql("ANALYZE")
-        for name, middle, p95, size in _page_timings(engine, url, tmp_path):
+        clients[label], app = _client(engine, url, tmp_path / label)
+        apps.append(app)
+    loads = [os.getloadavg()[0]]
+    try:
+        timings = _page_timings(clients)
+    finally:
+        for app in apps:
+            dispose(app)
+        for _label, engine, _url in engines:
+            engine.dispose()
+    loads.append(os.getloadavg()[0])
+    for label, rows in timings.items():
+        for name, middle, p95, size in rows:
             lines.append(f"  {label:<10} {name:<26} median {middle:6.1f}  p95 {p95:6.1f}  ({size / 1000:.0f} kB)")
-        engine.dispose()
+    if len(timings) == 2:
+        lines.append(f"  side by side (median ms; target ≤ 50 on both; load {min(loads):.1f}–{max(loads):.1f}):")
+        lines.append(f"  {'page':<28}{'SQLite':>9}{'PostgreSQL':>12}{'ratio':>8}")
+        for (name, lite, *_a), (_n, pg, *_b) in zip(timings["SQLite"], timings["PostgreSQL"], strict=True):
+            lines.append(f"  {name:<28}{lite:9.1f}{pg:12.1f}{pg / lite:8.2f}")
     print("\n".join(lines))

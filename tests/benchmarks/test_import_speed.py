@@ -20,7 +20,8 @@ from catalog.ingest.synth import write_synthetic_catalogue
 
 PRINTINGS = int(os.environ.get("BENCH_PRINTINGS", "100000"))
 SERVER_URL = os.environ.get("BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-BENCH_DATABASE = "lunzang_bench"  # its own database, so a benchmark never disturbs a test run
+# its own database, so a benchmark never disturbs a test run (BENCH_DATABASE_PREFIX: parallel runs apart)
+BENCH_DATABASE = os.environ.get("BENCH_DATABASE_PREFIX", "lunzang_bench")
 
 
 @pytest.fixture(scope="module")
