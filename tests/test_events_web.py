@@ -70,6 +70,7 @@ def test_an_eight_player_event_end_to_end_through_the_pages(sample_app: Any, log
         page = players["alice"].get(f"/events/{event_id}").get_data(as_text=True)
         alice_table = next(m for m in tables if "alice" in (names[m.player_a_id], names[m.player_b_id]))
         assert f"你在第 {alice_table.table_number} 桌" in page and 'id="table-4"' in page
+        assert "/ 标准 ·" in page and "standard" not in page  # the format's name, not its code
         reported = players["alice"].post(
             f"/events/{event_id}/report", data={"table": alice_table.table_number, "wins_a": 2, "wins_b": 1, "draws": 0}
         )

@@ -15,6 +15,7 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
+from catalog.decks.check import game_formats
 from catalog.decks.lists import DecklistError
 from catalog.decks.saved import get_deck, list_decks
 from catalog.errors import LunzangError
@@ -105,6 +106,7 @@ def event_page(event_id: int) -> Any:
         "events/event.html",
         event=event,
         game=GAMES.get(event.game),
+        format_label=_format_label(session, event),
         current=current,
         standings=table,
         total_rounds=views.total_rounds(session=session, event=event),
@@ -121,6 +123,16 @@ def event_page(event_id: int) -> Any:
         tiebreak=TIEBREAKERS[event.tiebreakers],
         pairing_names=list(PAIRING_SYSTEMS),
     )
+
+
+def _format_label(session: Any, event: Event) -> str:
+    """The event's format as its catalogue names it (标准), not its code; the page shows it in
+    the reader's language (``format_name``)."""
+    try:
+        names = dict(game_formats(session, event.game))
+    except LunzangError:  # the game is not imported here: the code is all there is
+        return event.format_code
+    return names.get(event.format_code, event.format_code)
 
 
 @bp.get("/events/<int:event_id>/pairings")
