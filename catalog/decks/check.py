@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,31 +142,10 @@ def _read_pool(session: Session, slug: str, game: Game) -> CardPool:
         *(col(getattr(Card, name)) for name in _POOL_COLUMNS),
         *(type_coerce(getattr(Card, name), String) for name in _POOL_JSON),
     ).where(col(Card.game_id) == game.id)
-    empty: frozenset[str] = frozenset()
     decoded = _JsonTexts()
     for row in session.execute(cards_query):
-        (card_id, name, name_key, type_, subtype, attributes, faction, cost_total, level, text, name_en) = row[:11]
-        traits, keywords = decoded.of(row[14]) or (), decoded.of(row[15]) or ()
-        cards[card_id] = PoolCard(
-            id=card_id,
-            name=name,
-            name_key=name_key,
-            type=type_,
-            subtype=subtype,
-            attributes=attributes,
-            faction=faction,
-            cost=dict(decoded.of(row[13]) or {}),
-            cost_total=cost_total,
-            level=level,
-            traits=tuple(traits),
-            trait_keys=frozenset(fold(t) for t in traits) if traits else empty,
-            keywords=tuple(keywords),
-            extra=dict(decoded.of(row[16]) or {}),
-            set_codes=frozenset(printed.get(card_id, empty)),
-            text=text,
-            name_en=name_en,
-        )
-        pinyin[card_id] = (row[11], row[12])
+        cards[row[0]] = _pool_card_of(row, printed.get(row[0], _EMPTY), decoded.of)
+        pinyin[row[0]] = (row[11], row[12])
     set_codes = {fold(code): code for code in sets.values()}
     return CardPool(slug, cards, numbers, set_codes, pinyin)
 
@@ -174,25 +153,36 @@ def _read_pool(session: Session, slug: str, game: Game) -> CardPool:
 def pool_card(card: Card, set_codes: Iterable[str]) -> PoolCard:
     """What the rules know of one card: a snapshot detached from the session, with the codes of
     the sets it is printed in."""
-    assert card.id is not None
+    row = (*(getattr(card, name) for name in _POOL_COLUMNS), *(getattr(card, name) for name in _POOL_JSON))
+    return _pool_card_of(row, set_codes, lambda value: value)
+
+
+_EMPTY: frozenset[str] = frozenset()
+
+
+def _pool_card_of(row: Sequence[Any], set_codes: Iterable[str], decode: Callable[[Any], Any]) -> PoolCard:
+    """A :class:`PoolCard` from the values of ``_POOL_COLUMNS`` then ``_POOL_JSON`` (``decode``
+    turns a JSON column's value into Python: text on SQLite, as-is from an ORM object)."""
+    (card_id, name, name_key, type_, subtype, attributes, faction, cost_total, level, text, name_en) = row[:11]
+    traits, keywords = decode(row[14]) or (), decode(row[15]) or ()
     return PoolCard(
-        id=card.id,
-        name=card.name,
-        name_key=card.name_key,
-        type=card.type,
-        subtype=card.subtype,
-        attributes=card.attributes,
-        faction=card.faction,
-        cost=dict(card.cost or {}),
-        cost_total=card.cost_total,
-        level=card.level,
-        traits=tuple(card.traits),
-        trait_keys=frozenset(fold(t) for t in card.traits),
-        keywords=tuple(card.keywords),
-        extra=dict(card.extra),
+        id=card_id,
+        name=name,
+        name_key=name_key,
+        type=type_,
+        subtype=subtype,
+        attributes=attributes,
+        faction=faction,
+        cost=dict(decode(row[13]) or {}),
+        cost_total=cost_total,
+        level=level,
+        traits=tuple(traits),
+        trait_keys=frozenset(fold(t) for t in traits) if traits else _EMPTY,
+        keywords=tuple(keywords),
+        extra=dict(decode(row[16]) or {}),
         set_codes=frozenset(set_codes),
-        text=card.text,
-        name_en=card.name_en,
+        text=text,
+        name_en=name_en,
     )
 
 
