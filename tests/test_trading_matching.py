@@ -13,7 +13,7 @@ from sqlmodel import Session
 from catalog.collection.grades import ItemGrade
 from catalog.collection.wants import mark_extras_for_trade, set_want
 from catalog.models import Printing, User
-from catalog.trading import propose
+from catalog.trading import LineSpec, propose
 from catalog.trading.balance import PriceListError, balance_of, import_prices
 from catalog.trading.matching import find_matches
 from tests.tradekit import NOW, Kit, make_kit, tx
@@ -223,3 +223,80 @@ def test_set_want_reads_aliases_and_list_wants_shows_them(kit: Kit) -> None:
         (row,) = list_wants(session=session, user_id=kit.users["alice"])
     assert (row.language, row.finish, row.owned, row.missing) == ("EN", "闪", 1, 1)
     assert row.to_json()["language"] == "EN" and row.to_json()["finish"] == "闪"
+
+
+# find_matches ranks partners by an upper bound first and works out the exact coverage only for
+# the best candidates (issue 13 benchmark). Against the exact coverage of every public user,
+# on random lists where the bounds are loose (worn or foreign copies, printing-specific wants,
+# owned copies, keep-N, held copies, private users), the shown partners must be the same, in
+# the same order, with the same lines, for every limit.
+CONDITIONS_ = ("NM", "LP", "MP", "HP")
+GRADES = [ItemGrade(c, lang, fin) for c in CONDITIONS_ for lang in ("简中", "EN") for fin in ("普通", "闪")]
+MANY = tuple(f"p{i:02d}" for i in range(14))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_bounded_ranking_shows_what_exact_coverage_of_everyone_shows(
+    engine: Engine, make_user: Any, tmp_path: Path, seed: int
+) -> None:
+    import random
+
+    from catalog.trading.matching import MAX_PARTNERS, _exact, _index, _sorted, _tradable, _wants
+
+    rng = random.Random(seed)
+    kit = make_kit(engine, make_user, tmp_path, names=MANY)
+    numbers = sorted(kit.pids)
+    for who in MANY:
+        for number in rng.sample(numbers, 4):
+            quantity = rng.randint(1, 4)
+            kit.stock(who, number, quantity, rng.randint(0, quantity), grade=rng.choice(GRADES))
+        for number in rng.sample(numbers, 3):
+            want(
+                kit,
+                who,
+                number,
+                quantity=rng.randint(1, 3),
+                worst=rng.choice(CONDITIONS_),
+                printing=rng.random() < 0.3,
+                language=rng.choice([None, None, "EN"]),
+                finish=rng.choice([None, None, "闪"]),
+            )
+        if rng.random() < 0.3:
+            keep_rules(kit, who, {"samsara": {rarity: rng.randint(0, 2) for rarity in ("C", "R", "SR")}})
+    for _ in range(3):  # offers hold copies
+        giver, taker = rng.sample(MANY, 2)
+        with Session(kit.engine) as session:
+            mine = _tradable(session, user_id=kit.users[giver], card_ids=set(range(1, 100)), now=NOW)
+        copies = mine.get(kit.users[giver], [])
+        if copies:
+            copy = rng.choice(copies)
+            with tx(kit.engine) as session:
+                propose(
+                    session=session,
+                    proposer_id=kit.users[giver],
+                    recipient_id=kit.users[taker],
+                    give=[LineSpec(copy.printing_id, copy.grade, 1)],
+                    get=[],
+                    now=NOW,
+                )
+    with tx(kit.engine) as session:
+        private = session.get(User, kit.users[MANY[-1]])
+        assert private is not None
+        private.lists_public = False
+        session.add(private)
+
+    def shown(found: list[Any]) -> list[tuple[str, list[LineSpec], list[LineSpec]]]:
+        return [(m.username, _sorted(m.they_give), _sorted(m.i_give)) for m in found]
+
+    checked = 0
+    for who in MANY[:-1]:
+        me = kit.users[who]
+        with Session(kit.engine) as session:
+            my_wants = _wants(session, user_id=me).get(me, {})
+            my_copies = _tradable(session, user_id=me, card_ids=set(range(1, 100)), now=NOW).get(me, [])
+            everyone = [kit.users[u] for u in MANY[:-1] if u != who]
+            exact = sorted(_exact(session, me, everyone, my_wants, _index(my_copies), NOW), key=lambda m: m.rank_key)
+            for limit in (1, 2, 3, 5, MAX_PARTNERS):
+                assert shown(find_matches(session=session, user_id=me, now=NOW, limit=limit)) == shown(exact[:limit])
+        checked += len(exact)
+    assert checked > 20  # the random lists really overlap

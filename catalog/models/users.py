@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, CheckConstraint, Column, Index, UniqueConstraint
+from sqlalchemy import JSON, CheckConstraint, Column, Index, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 ROLES = ("user", "organizer", "admin")
@@ -78,6 +78,17 @@ class CollectionItem(SQLModel, table=True):
         UniqueConstraint("user_id", "printing_id", "condition", "language", "finish"),
         CheckConstraint("quantity >= 0", name="ck_collection_item_quantity"),
         CheckConstraint("for_trade >= 0 AND for_trade <= quantity", name="ck_collection_item_for_trade"),
+        # Matching's upper bound (catalog/trading/matching.py) sums the for-trade copies of my
+        # wanted cards per partner from this index alone; partial, so only copies offered for
+        # trade are in it.
+        Index(
+            "ix_collection_item_tradable",
+            "printing_id",
+            "user_id",
+            "for_trade",
+            sqlite_where=text("for_trade > 0"),
+            postgresql_where=text("for_trade > 0"),
+        ),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -132,11 +143,16 @@ class WantItem(SQLModel, table=True):
     """A card (any printing) or one printing a user wants, with the worst condition they accept."""
 
     __tablename__ = "want_item"
-    __table_args__ = (Index("ix_want_item_user_card", "user_id", "card_id"),)
+    __table_args__ = (
+        Index("ix_want_item_user_card", "user_id", "card_id"),
+        # By card, with who and how many: matching's upper bound reads the wants of my trade
+        # cards per partner from this index alone (it replaced the plain card_id index, 0012).
+        Index("ix_want_item_card_user_quantity", "card_id", "user_id", "quantity"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     user_id: int = Field(foreign_key="app_user.id", ondelete="CASCADE")
-    card_id: int = Field(foreign_key="card.id", index=True)
+    card_id: int = Field(foreign_key="card.id")
     printing_id: int | None = Field(default=None, foreign_key="printing.id")  # None: any printing
     quantity: int = 1
     min_condition: str = Field(default="MP", max_length=8)  # worst acceptable

@@ -10,17 +10,19 @@ For me and every other user whose lists are public:
 - what I can give that they still miss, the same way round.
 Keep-N is honoured: a user's copies of a printing offered beyond "total − keep N" for its rarity
 are not counted, whatever the for-trade numbers say. Ranked by the smaller side first (a
-two-sided match beats a one-sided one), then the total; a few bulk queries, no per-user query.
+two-sided match beats a one-sided one), then the total; a few bulk queries, no per-user query:
+an upper bound per partner first, the exact coverage only for the best candidates.
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import JSON, Integer, String, and_, case, cast, func, literal, literal_column, or_, select
 from sqlmodel import Session
 
 from catalog.collection.grades import CONDITIONS, ItemGrade, condition_rank
@@ -67,10 +69,15 @@ Wants = dict[int, list[_Want]]  # card → the wants of one user for it, printin
 
 
 def _wants(
-    session: Session, *, user_id: int | None = None, cards_of_public: tuple[set[int], int] | None = None
+    session: Session,
+    *,
+    user_id: int | None = None,
+    cards_of_public: tuple[set[int], int] | None = None,
+    among: list[int] | None = None,
 ) -> dict[int, Wants]:
     """user → card → wants still missing (want − owned): the wants of ``user_id``, or those for
-    ``cards_of_public = (cards, me)`` of every user with public lists but me.
+    ``cards_of_public = (cards, me)`` of every user with public lists but me (of those ``among``
+    them when given).
 
     want − owned is one grouped query: a printing-specific want counts the copies of that
     printing, a card want those of any printing of the card, and a want naming a language/finish
@@ -110,6 +117,8 @@ def _wants(
         query = query.join(table_of(User), USER.id == WANT.user_id).where(
             WANT.card_id.in_(sorted(cards)), USER.lists_public.is_(True), USER.id != me
         )
+        if among is not None:
+            query = query.where(WANT.user_id.in_(sorted(among)))
     out: dict[int, Wants] = defaultdict(lambda: defaultdict(list))
     for uid, card_id, pid, need, worst, language, finish in session.execute(query):
         out[uid][card_id].append(_Want(card_id, pid, int(need), RANK[worst], language, finish))
@@ -129,11 +138,18 @@ class _Copy:
 
 
 def _tradable(
-    session: Session, *, user_id: int | None = None, public_except: int | None = None, card_ids: set[int], now: datetime
+    session: Session,
+    *,
+    user_id: int | None = None,
+    public_except: int | None = None,
+    among: list[int] | None = None,
+    card_ids: set[int],
+    now: datetime,
 ) -> dict[int, list[_Copy]]:
     """user → copies they can trade of these cards: for trade − held, capped by their keep-N rules.
 
-    The copies of ``user_id``, or those of every user with public lists but ``public_except``.
+    The copies of ``user_id``, or those of every user with public lists but ``public_except``
+    (of those ``among`` them when given).
     """
     # Two steps, each on an index: the printings of these cards, then their items; public users
     # are joined rather than named by an IN over every user.
@@ -157,6 +173,8 @@ def _tradable(
         query = query.join(table_of(User), USER.id == ITEM.user_id).where(
             USER.lists_public.is_(True), USER.id != public_except
         )
+        if among is not None:
+            query = query.where(ITEM.user_id.in_(sorted(among)))
     rows = session.execute(query).all()
     traders = sorted({r[0] for r in rows})
     holds = held_by(session, giver_ids=traders, now=now)
@@ -263,34 +281,150 @@ def _sorted(lines: list[LineSpec]) -> list[LineSpec]:
     return sorted(lines, key=lambda line: (line.printing_id, line.grade))
 
 
+def _bound_they_give(session: Session, me: int, needs: dict[int, int]) -> dict[int, tuple[str, int]]:
+    """partner → (name, an upper bound of what they can give me): Σ over my wanted cards of
+    min(what I still miss of it, their for-trade copies of it).
+
+    Holds, keep-N, conditions, languages and printing-specific wants can only lower the exact
+    figure. One grouped query read from the partial covering index of tradable items; nothing
+    per copy leaves the database.
+    """
+    wanted = _counts_table(session, needs)
+    per_card = (
+        select(ITEM.user_id.label("user_id"), wanted.c.need.label("need"), func.sum(ITEM.for_trade).label("n"))
+        .select_from(wanted)
+        .join(table_of(Printing), PRINTING.card_id == wanted.c.card_id)
+        .join(table_of(CollectionItem), ITEM.printing_id == PRINTING.id)
+        # A literal 0, the condition of the partial index ix_collection_item_tradable as written:
+        # a bound parameter would not prove the query stays inside the index.
+        .where(ITEM.for_trade > literal_column("0"))
+        .group_by(ITEM.user_id, wanted.c.card_id, wanted.c.need)
+        .subquery()
+    )
+    return _per_partner(session, me, per_card)
+
+
+def _bound_i_give(session: Session, me: int, left: dict[int, int]) -> dict[int, tuple[str, int]]:
+    """partner → (name, an upper bound of what I can give them): Σ over the cards I trade of
+    min(the copies they want of it, my copies of it I can trade).
+
+    Their wants before subtracting what they own (which only lowers the exact figure), read from
+    the want index ix_want_item_card_user_quantity alone: the exact want − owned is computed for
+    the best candidates only.
+    """
+    offered = _counts_table(session, left)
+    per_card = (
+        select(WANT.user_id.label("user_id"), offered.c.need.label("need"), func.sum(WANT.quantity).label("n"))
+        .select_from(offered)
+        .join(table_of(WantItem), WANT.card_id == offered.c.card_id)
+        .group_by(WANT.user_id, offered.c.card_id, offered.c.need)
+        .subquery()
+    )
+    return _per_partner(session, me, per_card)
+
+
+def _counts_table(session: Session, counts: dict[int, int]) -> Any:
+    """``counts`` (card → number) as a table of (card_id, need) in the query, sent as one JSON
+    parameter: a VALUES list of a few hundred rows cost more to compile on every call (its
+    parameters differ each time, so it is never cached) than the whole grouped query to run."""
+    data = literal(json.dumps({str(card): n for card, n in counts.items()}), String)
+    if session.get_bind().dialect.name == "postgresql":
+        rows = func.json_each_text(cast(data, JSON)).table_valued("key", "value", name="mine")
+    else:
+        rows = func.json_each(data).table_valued("key", "value", name="mine")
+    return select(cast(rows.c.key, Integer).label("card_id"), cast(rows.c.value, Integer).label("need")).subquery(
+        "mine"
+    )
+
+
+def _per_partner(session: Session, me: int, per_card: Any) -> dict[int, tuple[str, int]]:
+    """Σ min(n, need) of ``per_card`` rows per public partner other than ``me``, with their names."""
+    capped = case((per_card.c.n < per_card.c.need, per_card.c.n), else_=per_card.c.need)
+    query = (
+        select(per_card.c.user_id, USER.username, func.sum(capped))
+        .join(table_of(User), USER.id == per_card.c.user_id)
+        .where(USER.lists_public.is_(True), USER.id != me)
+        .group_by(per_card.c.user_id, USER.username)
+    )
+    return {uid: (name, int(total)) for uid, name, total in session.execute(query)}
+
+
+def _key(name: str, a: int, b: int) -> tuple[int, int, str]:
+    return (-min(a, b), -(a + b), name)
+
+
 def find_matches(*, session: Session, user_id: int, now: datetime, limit: int = MAX_PARTNERS) -> list[Match]:
-    """Partners for ``user_id`` among users with public lists, best first (at most ``limit``)."""
+    """Partners for ``user_id`` among users with public lists, best first (at most ``limit``).
+
+    Two steps, so the exact coverage (copies, grades, holds, keep-N, want − owned) is worked out
+    for the best candidates only instead of every public user: first an upper bound of both
+    sides per partner, two grouped queries (:func:`_bound_they_give`, :func:`_bound_i_give`);
+    then, in order of the bound's rank, the exact matches of a batch of candidates, until
+    ``limit`` exact matches rank above the next candidate's bound. A partner's exact rank can
+    only be worse than its bound's (each side's count is at most its bound, and the rank key
+    falls with both), so no candidate left out could rank among those shown.
+    """
+    if limit <= 0:
+        return []
     my_wants = _wants(session, user_id=user_id).get(user_id, {})
+    my_copies = _tradable(session, user_id=user_id, card_ids=_my_trade_cards(session, user_id), now=now).get(
+        user_id, []
+    )
+    needs: dict[int, int] = {card: sum(w.need for w in wants) for card, wants in my_wants.items()}
+    left: dict[int, int] = defaultdict(int)
+    for copy in my_copies:
+        left[copy.card_id] += copy.left
+    they = _bound_they_give(session, user_id, needs) if needs else {}
+    give = _bound_i_give(session, user_id, left) if left else {}
+    bounds = {
+        uid: _key(name, they.get(uid, ("", 0))[1], give.get(uid, ("", 0))[1])
+        for uid, name in ({u: n for u, (n, _) in they.items()} | {u: n for u, (n, _) in give.items()}).items()
+    }
+    candidates = sorted(bounds, key=bounds.__getitem__)
+    indexed = _index(my_copies)
+    found: list[Match] = []
+    start, batch = 0, limit + limit // 2
+    while start < len(candidates):
+        among = candidates[start : start + batch]
+        start += len(among)
+        found.extend(_exact(session, user_id, among, my_wants, indexed, now))
+        found.sort(key=lambda m: m.rank_key)
+        if len(found) >= limit and start < len(candidates) and found[limit - 1].rank_key < bounds[candidates[start]]:
+            break
+        batch *= 2
+    shown = found[:limit]
+    for match in shown:
+        match.they_give, match.i_give = _sorted(match.they_give), _sorted(match.i_give)
+    return shown
+
+
+def _exact(
+    session: Session,
+    me: int,
+    among: list[int],
+    my_wants: Wants,
+    my_copies: dict[int, list[_Copy]],
+    now: datetime,
+) -> list[Match]:
+    """The exact matches with the partners ``among`` (those with anything on either side)."""
     matches: dict[int, Match] = {}
     if my_wants:
-        theirs = _tradable(session, public_except=user_id, card_ids=set(my_wants), now=now)
+        theirs = _tradable(session, among=among, public_except=me, card_ids=set(my_wants), now=now)
         for uid, copies in theirs.items():
             lines = _cover(my_wants, _index(copies))
             if lines:
                 matches.setdefault(uid, Match(uid, "")).they_give = lines
-    mine = _tradable(session, user_id=user_id, card_ids=_my_trade_cards(session, user_id), now=now)
-    my_copies = mine.get(user_id, [])
     if my_copies:
-        their_wants = _wants(session, cards_of_public=({c.card_id for c in my_copies}, user_id))
-        indexed = _index(my_copies)
+        their_wants = _wants(session, cards_of_public=(set(my_copies), me), among=among)
         for uid, wants in their_wants.items():
-            lines = _cover(wants, indexed)
+            lines = _cover(wants, my_copies)
             if lines:
                 matches.setdefault(uid, Match(uid, "")).i_give = lines
-    if not matches:
-        return []
-    names = dict(session.execute(select(USER.id, USER.username).where(USER.id.in_(sorted(matches)))).all())
-    for uid, match in matches.items():
-        match.username = names.get(uid, "?")
-    shown = sorted(matches.values(), key=lambda m: m.rank_key)[:limit]
-    for match in shown:
-        match.they_give, match.i_give = _sorted(match.they_give), _sorted(match.i_give)
-    return shown
+    if matches:
+        names = dict(session.execute(select(USER.id, USER.username).where(USER.id.in_(sorted(matches)))).all())
+        for uid, match in matches.items():
+            match.username = names.get(uid, "?")
+    return list(matches.values())
 
 
 def _my_trade_cards(session: Session, user_id: int) -> set[int]:
