@@ -42,11 +42,13 @@ CHROMIUM ?= /usr/bin/chromium
 chromium:
 	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) is missing: sudo apt-get install chromium (.ci/run does it), then make test again" >&2; exit 1; }
 
-# The SQLite suite runs on every core (pytest-xdist; each worker builds its own template database,
-# a test file stays on one worker so its module fixtures start once). TEST_WORKERS=0 runs serially.
+# The SQLite suite runs on every core (pytest-xdist; each worker builds its own template database).
+# loadgroup: a file with module-scoped fixtures (browser, servers) stays on one worker so they start
+# once; other tests go one by one to whichever worker is free (tests/conftest.py). TEST_WORKERS=0
+# runs serially.
 TEST_WORKERS ?= auto
 test: chromium setup lint
-	LUNZANG_CHROMIUM=$(CHROMIUM) $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
+	LUNZANG_CHROMIUM=$(CHROMIUM) $(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup
 
 POSTGRES_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 # Serial: the PostgreSQL suite shares one database (its sample_snapshot schema) across tests.

@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from flask import Flask
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel
+from werkzeug.routing import Rule
 
 from catalog import db as catalog_db
 from catalog.ingest import import_catalogue
@@ -31,6 +33,46 @@ SAMPLE = ROOT / "import"
 REALDATA = ROOT.parent / "shared" / "realdata"
 POSTGRES_URL = os.environ.get("DATABASE_URL", "")
 ON_POSTGRES = POSTGRES_URL.startswith("postgresql")
+
+
+_BUILDERS: dict[tuple[Any, ...], Any] = {}
+
+
+class _SharedBuilderRule(Rule):
+    """A URL rule whose two builder functions are compiled once per process, not once per app.
+
+    Werkzeug compiles each rule's URL builders by generating and compiling Python code, twice
+    per rule and per app: 127 rules made that most of ``create_app``'s time, and the suite builds
+    an app for most of its tests. A builder reads the rule's converters through the rule it is
+    bound to, so it depends only on what the key below holds: rules equal in those share it.
+    Flask builds its rules from ``Flask.url_rule_class``, its public hook for a Rule subclass;
+    the URLs built are the same (every test that builds one checks them).
+    """
+
+    def _compile_builder(self, append_unknown: bool = True) -> Any:
+        key = (self.rule, self.subdomain, self.host, repr(sorted((self.defaults or {}).items())), append_unknown)
+        key += (tuple(self._trace),)
+        builder = _BUILDERS.get(key)
+        if builder is None:
+            builder = _BUILDERS[key] = super()._compile_builder(append_unknown)
+        return builder
+
+
+Flask.url_rule_class = _SharedBuilderRule
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """For pytest-xdist's ``--dist loadgroup`` (``make test``): a test whose fixtures live longer
+    than one test (a module's browser, its servers) stays on one worker with the rest of its file,
+    so they start once; every other test is handed to whichever worker is free, one by one, so
+    both workers stay busy to the end instead of waiting on the last large file."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None:
+            continue
+        scopes = {definition.scope for defs in info.name2fixturedefs.values() for definition in defs}
+        if scopes & {"module", "class", "package"}:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -6,6 +6,8 @@ from typing import Any
 
 from flask import Flask, request
 from flask_babel import Babel, get_locale
+from jinja2 import BytecodeCache
+from jinja2.bccache import Bucket
 
 from catalog.games import GAMES
 from webapp import config, db, errors, health, security, timezones, validation
@@ -13,6 +15,30 @@ from webapp.config import ROOT
 
 LANGUAGES = {"zh": "简体中文", "en": "English"}
 babel = Babel()
+
+
+class _ProcessBytecodeCache(BytecodeCache):
+    """Compiled templates kept for the life of the process, shared by every app it builds.
+
+    Jinja compiles a template once per app (its environment's cache); a server builds one app,
+    but the test suite builds one per test (over a thousand) and compiling the templates was
+    most of each one's first page. Jinja checks each entry against the template's source
+    checksum, so an edited template is compiled again.
+    """
+
+    def __init__(self) -> None:
+        self._codes: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        code = self._codes.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self._codes[bucket.key] = bucket.bytecode_to_string()
+
+
+TEMPLATE_CODE = _ProcessBytecodeCache()
 
 
 def select_locale() -> str:
@@ -25,6 +51,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     error pages (:mod:`webapp.errors`)."""
     app = Flask(__name__, instance_relative_config=True, static_folder=str(ROOT / "static"))
     app.json.ensure_ascii = False  # type: ignore[attr-defined]  # Chinese readable in the API, not \uXXXX
+    app.jinja_env.bytecode_cache = TEMPLATE_CODE
     config.load(app, test_config)
     db.init_app(app)
     security.init_app(app)
