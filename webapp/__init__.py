@@ -25,8 +25,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from flask_babel import Babel, get_locale
 
     from webapp import config, db, errors, health, security, timezones, validation
+    from webapp.routing import LazyBuildRule
 
     app = Flask(__name__, instance_relative_config=True, static_folder=str(config.ROOT / "static"))
+    app.url_rule_class = LazyBuildRule  # URL builders compiled when url_for first needs them
     app.json.ensure_ascii = False  # type: ignore[attr-defined]  # Chinese readable in the API, not \uXXXX
     config.load(app, test_config)
     db.init_app(app)
