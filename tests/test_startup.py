@@ -26,7 +26,7 @@ from tests.test_decks import legal_samsara_list
 HEAVY = ("pypinyin", "numpy", "PIL", "networkx", "openpyxl", "alembic")
 
 # Runs a ``lunzang`` command in this interpreter (or only creates the app), then prints the
-# names of the modules it holds on the last line.
+# names of the modules it holds and of the table models whose pydantic validator was built.
 PROBE = """
 import json, sys
 if sys.argv[1] == "create_app":
@@ -38,13 +38,16 @@ else:
         cli.main(sys.argv[1:], prog_name="lunzang", standalone_mode=False)
     except SystemExit:
         pass
+built = []
+if "catalog.models" in sys.modules:
+    from sqlmodel import SQLModel
+    built = sorted(model.__name__ for model in SQLModel.__subclasses__() if model.__pydantic_complete__)
 print()
-print(json.dumps(sorted(sys.modules)))
+print(json.dumps({"modules": sorted(sys.modules), "built": built}))
 """
 
 
-def _modules(database_url: str, *args: str) -> list[str]:
-    """Every module a fresh interpreter holds after running ``lunzang ARGS…``."""
+def _probe(database_url: str, *args: str) -> dict[str, list[str]]:
     env = {**os.environ, "DATABASE_URL": database_url}
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *args],
@@ -56,8 +59,13 @@ def _modules(database_url: str, *args: str) -> list[str]:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    modules: list[str] = json.loads(done.stdout.splitlines()[-1])
-    return modules
+    found: dict[str, list[str]] = json.loads(done.stdout.splitlines()[-1])
+    return found
+
+
+def _modules(database_url: str, *args: str) -> list[str]:
+    """Every module a fresh interpreter holds after running ``lunzang ARGS…``."""
+    return _probe(database_url, *args)["modules"]
 
 
 def _loaded(database_url: str, *args: str) -> list[str]:
@@ -121,3 +129,18 @@ def test_the_heavy_libraries_still_load_where_they_are_used(database_url: str, s
     assert _loaded(database_url, "packs", "open", "--set", "M4", "--packs", "1", "--seed", "1") == sorted(
         ["numpy", *_expected(database_url)]
     )
+
+
+def test_no_model_builds_its_pydantic_validator_to_search(database_url: str, sample_catalogue: Engine) -> None:
+    """Table models are defined with ``defer_build`` (catalog/models/__init__.py): neither
+    creating the app nor a search builds one (SQLModel makes table rows without validating)."""
+    assert _probe(database_url, "create_app")["built"] == []
+    assert _probe(database_url, "search", "孙悟空")["built"] == []
+
+
+def test_a_deferred_model_still_validates_and_dumps() -> None:
+    from catalog.models import Format
+
+    standard = Format.model_validate({"game_id": 1, "code": "standard", "name": "标准", "rules": "samsara"})
+    assert Format.__pydantic_complete__
+    assert standard.model_dump()["legal_sets"] == ["*"]
