@@ -51,7 +51,11 @@ def gc_paused() -> Iterator[None]:
     """The garbage collector paused while the long-lived objects of a start are made (modules,
     models, blueprints, URL rules): the collections this would trigger find nothing to free and
     cost ~10% of a command's start. Frozen afterwards, those objects are not scanned again by
-    the command's own collections."""
+    the command's own collections. Nested (the app registers the commands), the outer one
+    resumes the collector."""
+    if not gc.isenabled():
+        yield
+        return
     gc.disable()
     try:
         yield
