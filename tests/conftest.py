@@ -20,11 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from flask import Flask
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel
-from werkzeug.routing import Rule
 
 from catalog import db as catalog_db
 from catalog.ingest import import_catalogue
@@ -34,32 +32,6 @@ SAMPLE = ROOT / "import"
 REALDATA = ROOT.parent / "shared" / "realdata"
 POSTGRES_URL = os.environ.get("DATABASE_URL", "")
 ON_POSTGRES = POSTGRES_URL.startswith("postgresql")
-
-
-_BUILDERS: dict[tuple[Any, ...], Any] = {}
-
-
-class _SharedBuilderRule(Rule):
-    """A URL rule whose two builder functions are compiled once per process, not once per app.
-
-    Werkzeug compiles each rule's URL builders by generating and compiling Python code, twice
-    per rule and per app: 127 rules made that most of ``create_app``'s time, and the suite builds
-    an app for most of its tests. A builder reads the rule's converters through the rule it is
-    bound to, so it depends only on what the key below holds: rules equal in those share it.
-    Flask builds its rules from ``Flask.url_rule_class``, its public hook for a Rule subclass;
-    the URLs built are the same (every test that builds one checks them).
-    """
-
-    def _compile_builder(self, append_unknown: bool = True) -> Any:
-        key = (self.rule, self.subdomain, self.host, repr(sorted((self.defaults or {}).items())), append_unknown)
-        key += (tuple(self._trace),)
-        builder = _BUILDERS.get(key)
-        if builder is None:
-            builder = _BUILDERS[key] = super()._compile_builder(append_unknown)
-        return builder
-
-
-Flask.url_rule_class = _SharedBuilderRule
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -1,9 +1,10 @@
 """What starting costs (issue 17): creating the app, ``lunzang --help``, a search and a deck check
 load none of the heavy libraries. pypinyin (~0.4 s: its phrase dictionary) is for an import
 computing new pinyin keys, numpy for packs, pairings and misspelt names, Pillow for drawing,
-networkx for pairing, openpyxl for score sheets, Alembic for migrating. Checked by which
-modules a fresh interpreter holds afterwards, not by time (timings: tests/benchmarks/
-test_cli_speed.py)."""
+networkx for pairing, openpyxl for score sheets, Alembic for migrating. ``lunzang --help``
+builds no app at all: it imports no command, no model, no blueprint (webapp/cli_index.py), and
+a command's own ``--help`` imports that command's module only. Checked by which modules a
+fresh interpreter holds afterwards, not by time (timings: tests/benchmarks/test_cli_speed.py)."""
 
 from __future__ import annotations
 
@@ -24,29 +25,32 @@ from tests.test_decks import legal_samsara_list
 # check their ``postgresql_*`` options when the models are defined — about 35 ms, on SQLite too.
 HEAVY = ("pypinyin", "numpy", "PIL", "networkx", "openpyxl", "alembic")
 
-# Runs a ``lunzang`` command in this interpreter (or only creates the app), then prints which
-# of the heavy modules it loaded on the last line.
+# Runs a ``lunzang`` command in this interpreter (or only creates the app), then prints the
+# names of the modules it holds and of the table models whose pydantic validator was built.
 PROBE = """
 import json, sys
-heavy = json.loads(sys.argv[1])
-if sys.argv[2] == "create_app":
+if sys.argv[1] == "create_app":
     from webapp import create_app
     create_app()
 else:
     from webapp.__main__ import cli
     try:
-        cli.main(sys.argv[2:], prog_name="lunzang", standalone_mode=False)
+        cli.main(sys.argv[1:], prog_name="lunzang", standalone_mode=False)
     except SystemExit:
         pass
+built = []
+if "catalog.models" in sys.modules:
+    from sqlmodel import SQLModel
+    built = sorted(model.__name__ for model in SQLModel.__subclasses__() if model.__pydantic_complete__)
 print()
-print(json.dumps(sorted(m for m in heavy if m in sys.modules)))
+print(json.dumps({"modules": sorted(sys.modules), "built": built}))
 """
 
 
-def _loaded(database_url: str, *args: str) -> list[str]:
+def _probe(database_url: str, *args: str) -> dict[str, list[str]]:
     env = {**os.environ, "DATABASE_URL": database_url}
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(HEAVY), *args],
+        [sys.executable, "-c", PROBE, *args],
         capture_output=True,
         text=True,
         env=env,
@@ -55,8 +59,25 @@ def _loaded(database_url: str, *args: str) -> list[str]:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    loaded: list[str] = json.loads(done.stdout.splitlines()[-1])
-    return loaded
+    found: dict[str, list[str]] = json.loads(done.stdout.splitlines()[-1])
+    return found
+
+
+def _modules(database_url: str, *args: str) -> list[str]:
+    """Every module a fresh interpreter holds after running ``lunzang ARGS…``."""
+    return _probe(database_url, *args)["modules"]
+
+
+def _loaded(database_url: str, *args: str) -> list[str]:
+    """Which of the heavy libraries ``lunzang ARGS…`` loaded."""
+    modules = set(_modules(database_url, *args))
+    return sorted(m for m in HEAVY if m in modules)
+
+
+def _ours(modules: list[str]) -> list[str]:
+    """The project's own modules among ``modules``, but the ``lunzang`` program itself."""
+    program = {"webapp", "webapp.__main__", "webapp.cli_index"}
+    return [m for m in modules if m.split(".")[0] in ("catalog", "webapp") and m not in program]
 
 
 def _expected(database_url: str) -> list[str]:
@@ -69,6 +90,25 @@ def test_creating_the_app_loads_no_heavy_library(database_url: str) -> None:
 
 def test_help_loads_no_heavy_library(database_url: str) -> None:
     assert _loaded(database_url, "--help") == []
+
+
+def test_help_builds_no_app_and_imports_no_command(database_url: str) -> None:
+    """The list comes from webapp/cli_index.py: no command module, so no model, no blueprint, no
+    game — not even SQLAlchemy."""
+    modules = _modules(database_url, "--help")
+    assert _ours(modules) == []
+    assert "sqlalchemy" not in modules and "flask_babel" not in modules
+
+
+@pytest.mark.parametrize(
+    ("args", "module"),
+    [(["deck", "--help"], "webapp.decks.cli"), (["search", "--help"], "webapp.cards.cli")],
+)
+def test_a_commands_help_imports_that_command_only(database_url: str, args: list[str], module: str) -> None:
+    """Its module (and the blueprint package it sits in), not the app: no other blueprint."""
+    modules = _modules(database_url, *args)
+    assert module in modules
+    assert not {"webapp.trades", "webapp.events", "webapp.api", "webapp.cli"} & set(modules)
 
 
 @pytest.mark.parametrize("query", ["孙悟空", "sunwukong", "swk", "t:战魂 a:火 cost<=3"])
@@ -89,3 +129,18 @@ def test_the_heavy_libraries_still_load_where_they_are_used(database_url: str, s
     assert _loaded(database_url, "packs", "open", "--set", "M4", "--packs", "1", "--seed", "1") == sorted(
         ["numpy", *_expected(database_url)]
     )
+
+
+def test_no_model_builds_its_pydantic_validator_to_search(database_url: str, sample_catalogue: Engine) -> None:
+    """Table models are defined with ``defer_build`` (catalog/models/__init__.py): neither
+    creating the app nor a search builds one (SQLModel makes table rows without validating)."""
+    assert _probe(database_url, "create_app")["built"] == []
+    assert _probe(database_url, "search", "孙悟空")["built"] == []
+
+
+def test_a_deferred_model_still_validates_and_dumps() -> None:
+    from catalog.models import Format
+
+    standard = Format.model_validate({"game_id": 1, "code": "standard", "name": "标准", "rules": "samsara"})
+    assert Format.__pydantic_complete__
+    assert standard.model_dump()["legal_sets"] == ["*"]

@@ -1,20 +1,19 @@
-"""轮藏 Lunzang web application: the app factory (flaskr / Microblog pattern)."""
+"""轮藏 Lunzang web application: the app factory (flaskr / Microblog pattern).
+
+Importing the package costs nothing beyond Flask (issue 17): ``lunzang`` (``webapp.__main__``)
+is in it, and ``lunzang --help`` builds no app, so what the app needs — the extensions, the
+models, the blueprints, the games — is imported when :func:`create_app` runs.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from flask import Flask, request
-from flask_babel import Babel, get_locale
-from jinja2 import BytecodeCache
+from jinja2 import BytecodeCache  # Flask imports Jinja anyway: no start-up cost
 from jinja2.bccache import Bucket
 
-from catalog.games import GAMES
-from webapp import config, db, errors, health, security, timezones, validation
-from webapp.config import ROOT
-
 LANGUAGES = {"zh": "简体中文", "en": "English"}
-babel = Babel()
 
 
 class _ProcessBytecodeCache(BytecodeCache):
@@ -49,7 +48,13 @@ def select_locale() -> str:
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """The app: settings (:mod:`webapp.config`), extensions, every blueprint, the commands, the
     error pages (:mod:`webapp.errors`)."""
-    app = Flask(__name__, instance_relative_config=True, static_folder=str(ROOT / "static"))
+    from flask_babel import Babel, get_locale
+
+    from webapp import config, db, errors, health, security, timezones, validation
+    from webapp.routing import LazyBuildRule
+
+    app = Flask(__name__, instance_relative_config=True, static_folder=str(config.ROOT / "static"))
+    app.url_rule_class = LazyBuildRule  # URL builders compiled when url_for first needs them
     app.json.ensure_ascii = False  # type: ignore[attr-defined]  # Chinese readable in the API, not \uXXXX
     app.jinja_env.bytecode_cache = TEMPLATE_CODE
     config.load(app, test_config)
@@ -57,7 +62,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     security.init_app(app)
     validation.init_app(app)
     health.init_app(app)
-    babel.init_app(app, locale_selector=select_locale)
+    Babel(app, locale_selector=select_locale)
     from webapp.auth.setup import init_auth
 
     init_auth(app)
@@ -108,11 +113,15 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
 def ui_locale() -> str:
     """The page's language code (``zh`` or ``en``), for macros imported without context."""
+    from flask_babel import get_locale
+
     return str(get_locale())
 
 
 def game_name(game: Any) -> str:
     """A game's name (a game module, row or slug) in the reader's language: English in English."""
+    from catalog.games import GAMES
+
     slug = game if isinstance(game, str) else getattr(game, "slug", "")
     module = GAMES.get(slug)
     if ui_locale() == "en" and module is not None and module.name_en:
@@ -125,6 +134,8 @@ def game_name(game: Any) -> str:
 def format_name(game: Any, name: str) -> str:
     """A format's name (as its catalogue writes it) in the reader's language: the game's English
     name for it on English pages (标准 → Standard), else as written."""
+    from catalog.games import GAMES
+
     module = GAMES.get(game if isinstance(game, str) else getattr(game, "slug", ""))
     return module.format_name(name, ui_locale()) if module is not None else name
 
@@ -132,6 +143,8 @@ def format_name(game: Any, name: str) -> str:
 def term(game: Any, kind: str, word: str | None) -> str:
     """A game word (kind ``types``, ``attributes`` or ``houses``) in the reader's language: English in
     English (``战魂`` → Soul, as search accepts ``t:soul``); card data stays as written."""
+    from catalog.games import GAMES
+
     module = GAMES.get(game if isinstance(game, str) else getattr(game, "slug", ""))
     vocabulary = getattr(module, kind, None)  # ``houses``: KeyForge's only (as search reads it)
     if not word or ui_locale() != "en" or vocabulary is None:
@@ -143,6 +156,8 @@ def attribute_word(char: str, game: Any = None) -> str:
     """An attribute or colour of a card (``火``) in the reader's language: English in English
     (Fire). Without ``game``, the one game whose canonical attribute ``char`` is (their
     characters differ: 火水风地光暗无, 白藍黑紅綠); as written when none or several are."""
+    from catalog.games import GAMES
+
     if ui_locale() != "en":
         return char
     if game is not None:

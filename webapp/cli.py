@@ -1,6 +1,6 @@
 """The ``lunzang`` commands: init-db, import, demo, serve here, and each blueprint's own (its
-``cli.py``), attached to the app by :func:`register`. The ``lunzang`` program itself is
-:mod:`webapp.__main__`."""
+``cli.py``), all listed in :mod:`webapp.cli_index` and attached to the app by :func:`register`.
+The ``lunzang`` program itself is :mod:`webapp.__main__`."""
 
 from __future__ import annotations
 
@@ -16,23 +16,16 @@ from flask.cli import with_appcontext
 
 from catalog import db as catalog_db
 from catalog.ingest import ImportFailed, ImportReport, import_catalogue
-from webapp.auth.cli import user
-from webapp.cards.cli import images_group, render_command, search_command
+from webapp.cli_index import COMMANDS, load_command
 from webapp.cli_support import friendly
-from webapp.collection.cli import collection
 from webapp.db import get_engine
-from webapp.decks.cli import deck
-from webapp.events.cli import event_group
-from webapp.packs.cli import packs
-from webapp.trades.cli import trades
 
 
 def register(app: Flask) -> None:
-    """Attach the commands to ``app.cli`` (so the test runner and ``lunzang`` both see them)."""
-    for command in (init_db, import_command, demo, serve, packs, search_command, render_command, images_group):
-        app.cli.add_command(command)
-    for group in (deck, user, collection, trades, event_group):
-        app.cli.add_command(group)
+    """Attach the commands of :data:`webapp.cli_index.COMMANDS` to ``app.cli`` (so the test
+    runner and the app's own CLI see them; ``lunzang`` finds them without the app)."""
+    for name in COMMANDS:
+        app.cli.add_command(load_command(name))
 
 
 @click.command("init-db")

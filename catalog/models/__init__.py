@@ -10,7 +10,15 @@ Importing this package registers every table on ``SQLModel.metadata``, which Ale
 migration test compare with the database. A new area adds its module here.
 """
 
-from catalog.models.catalogue import (
+from sqlmodel import SQLModel
+
+# Pydantic builds a validator and a serializer for every model class as it is defined; table
+# models never use them here (SQLModel constructs table rows without validating, and no code
+# dumps one), and the 36 of them cost ~10% of importing the models, in every command (issue
+# 17). Deferred, a model's are built the first time something validates or dumps that model.
+SQLModel.model_config["defer_build"] = True
+
+from catalog.models.catalogue import (  # noqa: E402  (the models need the line above)
     BanEntry,
     Card,
     CardKeyword,
@@ -24,7 +32,7 @@ from catalog.models.catalogue import (
     Printing,
     table_of,
 )
-from catalog.models.events import (
+from catalog.models.events import (  # noqa: E402
     EVENT_KINDS,
     EVENT_STATES,
     ChestBalance,
@@ -40,8 +48,8 @@ from catalog.models.events import (
     Round,
     Season,
 )
-from catalog.models.trading import Trade, TradeEvent, TradeFeedback, TradeLine, TradePrice
-from catalog.models.users import (
+from catalog.models.trading import Trade, TradeEvent, TradeFeedback, TradeLine, TradePrice  # noqa: E402
+from catalog.models.users import (  # noqa: E402
     ROLES,
     ApiToken,
     CollectionImport,
