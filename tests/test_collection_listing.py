@@ -25,7 +25,7 @@ from catalog.collection.views import Totals, totals
 from catalog.collection.wants import set_want
 from catalog.models import Card, CardSet, CollectionItem, Game, Printing
 from catalog.search import printing_ids_matching
-from tests.collectionkit import NOW, committed_user
+from tests.collectionkit import NM, NOW, committed_user
 
 PER_PAGE = 13
 ORDERS = {
@@ -136,30 +136,51 @@ def test_a_kept_placing_follows_every_change(sample_catalogue: Engine, collector
     kept) and the catalogue (a new catalogue_version) each show on the next page at once."""
 
     def check(session: Session) -> None:
+        own = printing_ids_matching(session=session, text="own>2", user_id=collector)
+        owning = select(ITEM.printing_id).where(ITEM.user_id == collector).group_by(ITEM.printing_id)
+        owning = owning.having(func.sum(ITEM.quantity) > 2)
         for order in ORDERS:
             every = _expected(session, collector, order)
             assert _paged(session, collector, order=order) == (every, len(every))
             trade = _expected(session, collector, order, ITEM.for_trade > 0)
             assert _paged(session, collector, order=order, for_trade_only=True) == (trade, len(trade))
+            many = _expected(session, collector, order, ITEM.printing_id.in_(owning))
+            kept_own = {"printing_ids": own, "filter_key": filter_key_of("own>2", None)}
+            assert _paged(session, collector, order=order, **kept_own) == (many, len(many))
+        assert totals(session=session, user_id=collector) == _totals(session, collector)
+
+    def change(*steps: tuple[int, int, int | None]) -> None:
+        """(printing, delta, for trade) each in a transaction of its own, then every page checked."""
+        with catalog_db.transaction(sample_catalogue) as session:
+            for pid, delta, for_trade in steps:
+                if delta:
+                    adjust(session=session, user_id=collector, printing_id=pid, delta=delta, reason="manual", now=NOW)
+                if for_trade is not None:
+                    set_for_trade(session=session, user_id=collector, printing_id=pid, for_trade=for_trade, now=NOW)
+        with Session(sample_catalogue) as session:
+            check(session)
 
     with Session(sample_catalogue) as session:
         check(session)
-        before = totals(session=session, user_id=collector)
-        assert before == _totals(session, collector)
         first = _expected(session, collector, "set")[0][0]
         unowned = session.scalar(select(func.min(PRINTING.id)).where(PRINTING.id.not_in(select(ITEM.printing_id))))
-    with catalog_db.transaction(sample_catalogue) as session:  # a new item; one less of the first
-        adjust(session=session, user_id=collector, printing_id=unowned, delta=4, reason="manual", now=NOW)
-        adjust(session=session, user_id=collector, printing_id=first, delta=-1, reason="manual", now=NOW)
-        set_for_trade(session=session, user_id=collector, printing_id=unowned, for_trade=3, now=NOW)
-    with Session(sample_catalogue) as session:
-        check(session)
-        assert totals(session=session, user_id=collector) == _totals(session, collector) != before
-    with catalog_db.transaction(sample_catalogue) as session:  # the new item gone again
-        adjust(session=session, user_id=collector, printing_id=unowned, delta=-4, reason="manual", now=NOW)
-    with Session(sample_catalogue) as session:
-        check(session)
-        assert totals(session=session, user_id=collector) == _totals(session, collector)
+        two = session.scalar(
+            select(func.min(ITEM.printing_id)).where(
+                ITEM.printing_id.in_(
+                    select(ITEM.printing_id).group_by(ITEM.printing_id).having(func.sum(ITEM.quantity) == 2)
+                )
+            )
+        )
+        default = (ITEM.condition == NM.condition, ITEM.language == NM.language, ITEM.finish == NM.finish)
+        untraded = session.scalar(
+            select(func.min(ITEM.printing_id)).where(ITEM.for_trade == 0, ITEM.quantity > 1, *default)
+        )
+        assert unowned is not None and two is not None and untraded is not None
+    change((first, 1, None))  # one more of an item owned: nothing enters or leaves a page
+    change((unowned, 4, 3))  # a new item, for trade
+    change((two, 1, None))  # own 2 → 3: it enters own>2 with no quantity crossing 0
+    change((first, -1, None), (untraded, 0, 1))  # back; an item offered for trade
+    change((unowned, -4, None), (untraded, 0, 0))  # the new item gone (its for-trade follows it)
 
     # Wants change without a ledger row: a filter reading them is placed anew every time.
     with Session(sample_catalogue) as session:

@@ -41,6 +41,9 @@ MAX_PER_PAGE = 500
 # (name order keeps every matching id: 8 bytes each, so ~16 MB at the bound).
 CACHE_ENTRIES = 512
 CACHE_IDS = 2_000_000
+# A kept placing serves a newer version when no item changed in between entered or left it;
+# looking costs two small queries, worth it up to this many changed items.
+MAX_CHANGES = 200
 
 
 @dataclass(frozen=True)
@@ -105,7 +108,8 @@ class _Placing:
         return out
 
 
-_kept: OrderedDict[Hashable, Any] = OrderedDict()
+_kept: OrderedDict[tuple[Hashable, int], tuple[Any, int]] = OrderedDict()  # (what, version) → (value, weight)
+_newest: dict[Hashable, int] = {}  # what → the newest version kept of it
 _kept_weight = 0
 _kept_lock = threading.Lock()
 
@@ -115,51 +119,112 @@ def cache_clear() -> None:
     global _kept_weight
     with _kept_lock:
         _kept.clear()
+        _newest.clear()
         _kept_weight = 0
 
 
-def kept(key: Hashable) -> Any:
-    """What :func:`keep` kept under ``key``, else None."""
+def kept(what: Hashable, version: int) -> Any:
+    """What :func:`keep` kept of ``what`` at ``version``, else None."""
     with _kept_lock:
-        entry = _kept.get(key)
+        entry = _kept.get((what, version))
         if entry is None:
             return None
-        _kept.move_to_end(key)
+        _kept.move_to_end((what, version))
         return entry[0]
 
 
-def keep(key: Hashable, value: Any, weight: int = 1) -> None:
-    """Keep ``value`` (``weight``: the item ids it holds) under ``key``, the oldest going first."""
+def kept_before(what: Hashable, version: int) -> tuple[int, Any] | None:
+    """The newest version of ``what`` kept before ``version`` and its value, if any."""
+    with _kept_lock:
+        older = _newest.get(what)
+        entry = _kept.get((what, older)) if older is not None and older < version else None
+        return (older, entry[0]) if older is not None and entry is not None else None
+
+
+def keep(what: Hashable, version: int, value: Any, weight: int = 1) -> None:
+    """Keep ``value`` (``weight``: the item ids it holds) of ``what`` at ``version``, the least
+    recently used going first."""
     global _kept_weight
     with _kept_lock:
-        if key in _kept:
+        if (what, version) in _kept:
             return
-        _kept[key] = (value, weight)
+        _kept[what, version] = (value, weight)
+        _newest[what] = max(version, _newest.get(what, version))
         _kept_weight += weight
         while len(_kept) > CACHE_ENTRIES or (_kept_weight > CACHE_IDS and len(_kept) > 1):
-            _old, (_value, old_weight) = _kept.popitem(last=False)
+            (old, old_version), (_value, old_weight) = _kept.popitem(last=False)
             _kept_weight -= old_weight
+            if _newest.get(old) == old_version:
+                del _newest[old]
 
 
-def filter_key_of(text: str, game: str | None) -> Hashable | None:
+@dataclass(frozen=True)
+class ItemChange:
+    """One item of a printing changed between two collection versions, then and now."""
+
+    printing_id: int
+    quantity: int
+    for_trade: int
+    quantity_then: int
+    for_trade_then: int
+
+
+def changes_between(session: Session, user_id: int, then: int, now: int) -> list[ItemChange] | None:
+    """Every item of the printings whose quantities changed between collection versions ``then``
+    and ``now`` (by the ledger rows in between: they sum to each change), the unchanged grades of
+    those printings too; None when more than MAX_CHANGES items changed (placing anew is then
+    as cheap)."""
+    grades = (LEDGER.printing_id, LEDGER.condition, LEDGER.language, LEDGER.finish)
+    changed = session.execute(
+        select(*grades, func.sum(LEDGER.delta), func.sum(LEDGER.trade_delta))
+        .where(LEDGER.user_id == user_id, LEDGER.id > then, LEDGER.id <= now)
+        .group_by(*grades)
+        .limit(MAX_CHANGES + 1)
+    ).all()
+    if len(changed) > MAX_CHANGES:
+        return None
+    deltas = {(p, c, lang, f): (dq, dt) for p, c, lang, f, dq, dt in changed}
+    items = session.execute(
+        select(ITEM.printing_id, ITEM.condition, ITEM.language, ITEM.finish, ITEM.quantity, ITEM.for_trade).where(
+            ITEM.user_id == user_id, ITEM.printing_id.in_(sorted({key[0] for key in deltas}))
+        )
+    ).all()
+    out = []
+    for p, c, lang, f, quantity, for_trade in items:
+        dq, dt = deltas.get((p, c, lang, f), (0, 0))
+        out.append(ItemChange(p, quantity, for_trade, quantity - int(dq), for_trade - int(dt)))
+    return out
+
+
+@dataclass(frozen=True)
+class SearchFilter:
+    """The ``filter_key`` of a search-language filter (see :func:`filter_key_of`)."""
+
+    text: str
+    game: str
+    reads_quantities: bool  # own / trade terms: whether an item matches depends on quantities
+
+
+def filter_key_of(text: str, game: str | None) -> SearchFilter | None:
     """The ``filter_key`` of a search-language filter over the collection (what
     :func:`catalog.search.printing_ids_matching` selects for ``text`` in ``game``), or None
     when the query reads the wants (``want>0``), which change without a ledger row."""
     from catalog.search.keys import lookup
     from catalog.search.parser import And, Not, Or, parse
 
-    def reads_wants(node: Any) -> bool:
+    def keys(node: Any) -> set[str]:
         if isinstance(node, And | Or):
-            return any(reads_wants(item) for item in node.items)
+            return set().union(*(keys(item) for item in node.items))
         if isinstance(node, Not):
-            return reads_wants(node.item)
+            return keys(node.item)
         found = lookup(node.key) if node.key else None
-        return found is not None and found.name == "want"
+        return {found.name} if found is not None else set()
 
     query = parse(text)
-    if query.root is not None and reads_wants(query.root):
+    used = keys(query.root) if query.root is not None else set()
+    if "want" in used:
         return None
-    return ("search", text, game or "")
+    return SearchFilter(text, game or "", bool(used & {"own", "trade"}))
 
 
 def collection_version(session: Session, user_id: int) -> int:
@@ -229,13 +294,16 @@ def collection_page(
         ordering = (GAME.slug, SET.position, PRINTING.number, ITEM.id)
         order_needs = {"set", "game"}
     placing: _Placing | None = None
-    kept_as: tuple[Hashable, ...] | None = None
+    what: Hashable = None
     if printing_ids is None or filter_key is not None:
         versions = tuple(sorted((slug, v) for slug, v in session.execute(select(GAME.slug, GAME.catalogue_version))))
         filters = (fold(query or ""), fold(set_code or ""), game or "", for_trade_only, filter_key)
+        what = ("placing", database_of(session), user_id, versions, filters, order)
         version = collection_version(session, user_id)
-        kept_as = ("placing", database_of(session), user_id, version, versions, filters, order)
-        placing = kept(kept_as)
+        placing = kept(what, version)
+        unread = printing_ids is None or (isinstance(filter_key, SearchFilter) and not filter_key.reads_quantities)
+        if placing is None and unread:  # the selection reads no quantities beyond quantity > 0
+            placing = _still_placed(session, user_id, what, version, for_trade_only)
     ordered_ids = _joined(select(ITEM.id), needs | order_needs).where(*conditions).order_by(*ordering)
     if placing is None:
         if order == "name" or printing_ids is not None:
@@ -244,8 +312,8 @@ def collection_page(
             placing = _Placing(len(every), ids=every)
         else:
             placing = _place_by_set(session, conditions, needs)
-        if kept_as is not None:
-            keep(kept_as, placing, placing.weight)
+    if what is not None:
+        keep(what, version, placing, placing.weight)
     offset = (page - 1) * per_page
     columns = (
         ITEM.printing_id,
@@ -279,6 +347,27 @@ def collection_page(
         for pid, card_id, slug, code, number, name, rarity, cond, lang, finish, qty, trade, note in rows
     ]
     return Page(items, placing.total, page, per_page)
+
+
+def _still_placed(
+    session: Session, user_id: int, what: Hashable, version: int, for_trade_only: bool
+) -> _Placing | None:
+    """An older version's placing of the same items when it still holds: no item changed since
+    entered or left the selection (a quantity crossing 0; a quantity for trade crossing 0, when
+    the page shows only those). Most changes (+1 on an item already owned) keep the placing."""
+    older = kept_before(what, version)
+    if older is None:
+        return None
+    then, placing = older
+    changes = changes_between(session, user_id, then, version)
+    if changes is None:
+        return None
+    for change in changes:
+        if (change.quantity > 0) != (change.quantity_then > 0):
+            return None
+        if for_trade_only and (change.for_trade > 0) != (change.for_trade_then > 0):
+            return None
+    return placing
 
 
 def _place_by_set(session: Session, conditions: list[Any], tables: set[str]) -> _Placing:

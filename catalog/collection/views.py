@@ -13,11 +13,13 @@ from catalog.collection.listing import (
     MAX_PER_PAGE,
     ItemRow,
     Page,
+    changes_between,
     collection_page,
     collection_version,
     database_of,
     keep,
     kept,
+    kept_before,
 )
 from catalog.collection.tables import CARD, GAME, IMPORT, ITEM, LEDGER, PRINTING, SET
 from catalog.games import GAMES
@@ -38,9 +40,13 @@ class Totals:
 
 def totals(*, session: Session, user_id: int) -> Totals:
     """The user's totals; kept per collection version (see :mod:`catalog.collection.listing`)."""
-    key = ("totals", database_of(session), user_id, collection_version(session, user_id))
-    found = kept(key)
+    what = ("totals", database_of(session), user_id)
+    version = collection_version(session, user_id)
+    found = kept(what, version)
+    if found is None:
+        found = _totals_since(session, user_id, what, version)
     if found is not None:
+        keep(what, version, found)
         return found
     c = ITEM
     row = session.execute(
@@ -51,8 +57,25 @@ def totals(*, session: Session, user_id: int) -> Totals:
         ).where(c.user_id == user_id, c.quantity > 0)
     ).one()
     result = Totals(int(row[0]), int(row[1]), int(row[2]))
-    keep(key, result)
+    keep(what, version, result)
     return result
+
+
+def _totals_since(session: Session, user_id: int, what: Any, version: int) -> Totals | None:
+    """The totals of an older collection version moved on by the changes since (cheaper than
+    summing every item again), if such totals are kept."""
+    older = kept_before(what, version)
+    changes = changes_between(session, user_id, older[0], version) if older is not None else None
+    if older is None or changes is None:
+        return None
+    then: Totals = older[1]
+    owned_now = {ch.printing_id for ch in changes if ch.quantity > 0}
+    owned_then = {ch.printing_id for ch in changes if ch.quantity_then > 0}
+    return Totals(
+        then.printings + len(owned_now) - len(owned_then),
+        then.cards + sum(ch.quantity - ch.quantity_then for ch in changes),
+        then.for_trade + sum(ch.for_trade - ch.for_trade_then for ch in changes),
+    )
 
 
 @dataclass
