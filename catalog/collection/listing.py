@@ -71,6 +71,8 @@ class Page:
     total: int
     page: int
     per_page: int
+    collection_version: int = 0  # read in the page's transaction: keys of what is kept for it
+    catalogue_versions: dict[str, str] = field(default_factory=dict)  # game → its catalogue_version
 
 
 @dataclass(frozen=True)
@@ -142,14 +144,19 @@ def kept_before(what: Hashable, version: int) -> tuple[int, Any] | None:
 
 
 def keep(what: Hashable, version: int, value: Any, weight: int = 1) -> None:
-    """Keep ``value`` (``weight``: the item ids it holds) of ``what`` at ``version``, the least
-    recently used going first."""
+    """Keep ``value`` (``weight``: the item ids it holds) of ``what`` at ``version``, in place of
+    an older version's (versions only grow: pages ask for the newest), the least recently used
+    going first."""
     global _kept_weight
     with _kept_lock:
-        if (what, version) in _kept:
+        newest = _newest.get(what)
+        if newest is not None and newest >= version:
             return
+        if newest is not None:
+            _value, old_weight = _kept.pop((what, newest), (None, 0))
+            _kept_weight -= old_weight
         _kept[what, version] = (value, weight)
-        _newest[what] = max(version, _newest.get(what, version))
+        _newest[what] = version
         _kept_weight += weight
         while len(_kept) > CACHE_ENTRIES or (_kept_weight > CACHE_IDS and len(_kept) > 1):
             (old, old_version), (_value, old_weight) = _kept.popitem(last=False)
@@ -295,11 +302,11 @@ def collection_page(
         order_needs = {"set", "game"}
     placing: _Placing | None = None
     what: Hashable = None
+    catalogue = dict(session.execute(select(GAME.slug, GAME.catalogue_version)).all())
+    version = collection_version(session, user_id)
     if printing_ids is None or filter_key is not None:
-        versions = tuple(sorted((slug, v) for slug, v in session.execute(select(GAME.slug, GAME.catalogue_version))))
         filters = (fold(query or ""), fold(set_code or ""), game or "", for_trade_only, filter_key)
-        what = ("placing", database_of(session), user_id, versions, filters, order)
-        version = collection_version(session, user_id)
+        what = ("placing", database_of(session), user_id, tuple(sorted(catalogue.items())), filters, order)
         placing = kept(what, version)
         unread = printing_ids is None or (isinstance(filter_key, SearchFilter) and not filter_key.reads_quantities)
         if placing is None and unread:  # the selection reads no quantities beyond quantity > 0
@@ -346,7 +353,7 @@ def collection_page(
         ItemRow(pid, card_id, slug, code, number, name, rarity, ItemGrade(cond, lang, finish), qty, trade, note)
         for pid, card_id, slug, code, number, name, rarity, cond, lang, finish, qty, trade, note in rows
     ]
-    return Page(items, placing.total, page, per_page)
+    return Page(items, placing.total, page, per_page, version, catalogue)
 
 
 def _still_placed(

@@ -38,10 +38,11 @@ class Totals:
         return dict(self.__dict__)
 
 
-def totals(*, session: Session, user_id: int) -> Totals:
-    """The user's totals; kept per collection version (see :mod:`catalog.collection.listing`)."""
+def totals(*, session: Session, user_id: int, version: int | None = None) -> Totals:
+    """The user's totals; kept per collection version (see :mod:`catalog.collection.listing`):
+    ``version`` when the caller has read it in this transaction already."""
     what = ("totals", database_of(session), user_id)
-    version = collection_version(session, user_id)
+    version = collection_version(session, user_id) if version is None else version
     found = kept(what, version)
     if found is None:
         found = _totals_since(session, user_id, what, version)

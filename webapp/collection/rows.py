@@ -21,10 +21,9 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from markupsafe import Markup, escape
 
-from catalog import browse
-from catalog.collection.listing import ItemRow
+from catalog.collection.listing import ItemRow, Page
 from catalog.games import GAMES
-from webapp.db import get_engine, get_session
+from webapp.db import get_engine
 
 # Printings kept per process: a face is ~1 kB, so at most ~8 MB.
 FACE_CACHE_SIZE = 8192
@@ -89,12 +88,13 @@ def _render_face(item: ItemRow, labels: dict[str, str]) -> Face:
     )
 
 
-def row_views(items: list[ItemRow], grade_label: Callable[[str, str], str]) -> list[RowView]:
+def row_views(page: Page, grade_label: Callable[[str, str], str]) -> list[RowView]:
     """The page's rows: each printing's kept face (built now when missing) and the item's own
     grade labels and hidden fields. ``grade_label(value, kind)`` names a grade value."""
+    items = page.items
     if not items:
         return []
-    versions = browse.catalogue_versions(get_session())
+    versions = page.catalogue_versions  # read in the page's transaction
     common = (get_engine().url.render_as_string(hide_password=False), request.script_root, str(get_locale()))
     labels: dict[str, str] = {}
     grades: dict[tuple[str, str], str] = {}
