@@ -92,6 +92,25 @@ class _Placing:
         """The item ids it holds, or may come to hold."""
         return self.total
 
+    def without(self, gone: dict[int, int]) -> _Placing:
+        """This placing less the items ``gone`` (item id → its printing's set id), which it holds."""
+        if self.ids is not None:
+            ids = array("q", self.ids)
+            for item_id in gone:
+                del ids[ids.index(item_id)]
+            return _Placing(len(ids), ids=ids)
+        group_of = {set_id: index for index, (members, _count) in enumerate(self.groups) for set_id in members}
+        counts = [count for _members, count in self.groups]
+        group_ids = dict(self.group_ids)
+        for item_id, set_id in gone.items():
+            index = group_of[set_id]
+            counts[index] -= 1
+            if index in group_ids:
+                group_ids[index] = kept_ids = array("q", group_ids[index])
+                del kept_ids[kept_ids.index(item_id)]
+        groups = tuple((members, count) for (members, _old), count in zip(self.groups, counts, strict=True))
+        return _Placing(self.total - len(gone), groups=groups, group_ids=group_ids)
+
     def page_ids(self, offset: int, per_page: int, read_group: Callable[[tuple[int, ...]], array[int]]) -> list[int]:
         """The ids of items ``offset`` to ``offset + per_page``; ``read_group`` reads the ordered
         ids of a group of sets not read before."""
@@ -169,11 +188,15 @@ def keep(what: Hashable, version: int, value: Any, weight: int = 1) -> None:
 class ItemChange:
     """One item of a printing changed between two collection versions, then and now."""
 
+    item_id: int
     printing_id: int
     quantity: int
     for_trade: int
     quantity_then: int
     for_trade_then: int
+
+
+ITEM_GRADE = (ITEM.printing_id, ITEM.condition, ITEM.language, ITEM.finish)
 
 
 def changes_between(session: Session, user_id: int, then: int, now: int) -> list[ItemChange] | None:
@@ -192,14 +215,14 @@ def changes_between(session: Session, user_id: int, then: int, now: int) -> list
         return None
     deltas = {(p, c, lang, f): (dq, dt) for p, c, lang, f, dq, dt in changed}
     items = session.execute(
-        select(ITEM.printing_id, ITEM.condition, ITEM.language, ITEM.finish, ITEM.quantity, ITEM.for_trade).where(
+        select(*ITEM_GRADE, ITEM.id, ITEM.quantity, ITEM.for_trade).where(
             ITEM.user_id == user_id, ITEM.printing_id.in_(sorted({key[0] for key in deltas}))
         )
     ).all()
     out = []
-    for p, c, lang, f, quantity, for_trade in items:
+    for p, c, lang, f, item_id, quantity, for_trade in items:
         dq, dt = deltas.get((p, c, lang, f), (0, 0))
-        out.append(ItemChange(p, quantity, for_trade, quantity - int(dq), for_trade - int(dt)))
+        out.append(ItemChange(item_id, p, quantity, for_trade, quantity - int(dq), for_trade - int(dt)))
     return out
 
 
@@ -271,11 +294,11 @@ def collection_page(
     ``order``: ``"set"`` (game, set, collector number) or ``"name"`` (pinyin of the card name)."""
     per_page = max(1, min(per_page, MAX_PER_PAGE))
     page = max(1, page)
-    conditions: list[Any] = [ITEM.user_id == user_id, ITEM.quantity > 0]
+    selection: list[Any] = [ITEM.user_id == user_id]  # every filter but the quantities
     needs: set[str] = set()  # the tables the filters read, besides the items
     if query and query.strip():
         key = fold(query)
-        conditions.append(
+        selection.append(
             or_(
                 CARD.name_key.contains(key),
                 CARD.pinyin.contains(key),
@@ -285,15 +308,14 @@ def collection_page(
         )
         needs |= {"card", "set"}
     if set_code:
-        conditions.append(SET.code_key == fold(set_code))
+        selection.append(SET.code_key == fold(set_code))
         needs.add("set")
     if game:
-        conditions.append(GAME.slug == game)
+        selection.append(GAME.slug == game)
         needs |= {"set", "game"}
-    if for_trade_only:
-        conditions.append(ITEM.for_trade > 0)
     if printing_ids is not None:
-        conditions.append(ITEM.printing_id.in_(printing_ids))
+        selection.append(ITEM.printing_id.in_(printing_ids))
+    conditions = [*selection, ITEM.quantity > 0, *([ITEM.for_trade > 0] if for_trade_only else [])]
     if order == "name":
         ordering: tuple[Any, ...] = (CARD.pinyin, CARD.name, GAME.slug, SET.position, PRINTING.number, ITEM.id)
         order_needs = {"card", "set", "game"}
@@ -310,7 +332,8 @@ def collection_page(
         placing = kept(what, version)
         unread = printing_ids is None or (isinstance(filter_key, SearchFilter) and not filter_key.reads_quantities)
         if placing is None and unread:  # the selection reads no quantities beyond quantity > 0
-            placing = _still_placed(session, user_id, what, version, for_trade_only)
+            selected = _joined(select(ITEM.id, PRINTING.set_id), needs | {"printing"}).where(*selection)
+            placing = _moved_on(session, user_id, what, version, for_trade_only, selected)
     ordered_ids = _joined(select(ITEM.id), needs | order_needs).where(*conditions).order_by(*ordering)
     if placing is None:
         if order == "name" or printing_ids is not None:
@@ -356,25 +379,39 @@ def collection_page(
     return Page(items, placing.total, page, per_page, version, catalogue)
 
 
-def _still_placed(
-    session: Session, user_id: int, what: Hashable, version: int, for_trade_only: bool
+def _moved_on(
+    session: Session, user_id: int, what: Hashable, version: int, for_trade_only: bool, selected: Any
 ) -> _Placing | None:
-    """An older version's placing of the same items when it still holds: no item changed since
-    entered or left the selection (a quantity crossing 0; a quantity for trade crossing 0, when
-    the page shows only those). Most changes (+1 on an item already owned) keep the placing."""
+    """An older version's placing moved on to ``version``: as it was when no item changed since
+    entered or left the page's selection (+1 on an item owned), less the items that left it (a
+    quantity fallen to 0; a quantity for trade, when the page shows only those); None when an
+    item entered it (placing anew finds where it goes) or when no older placing is kept.
+    ``selected``: the items' (id, set id) under the page's filters other than the quantities."""
     older = kept_before(what, version)
-    if older is None:
+    changes = changes_between(session, user_id, older[0], version) if older is not None else None
+    if older is None or changes is None:
         return None
-    then, placing = older
-    changes = changes_between(session, user_id, then, version)
-    if changes is None:
+    placing: _Placing = older[1]
+
+    def shown(quantity: int, for_trade: int) -> bool:
+        return quantity > 0 and (for_trade > 0 or not for_trade_only)
+
+    moved = [ch for ch in changes if shown(ch.quantity, ch.for_trade) != shown(ch.quantity_then, ch.for_trade_then)]
+    if not moved:
+        return placing
+    rows = session.execute(selected.where(ITEM.id.in_([ch.item_id for ch in moved])))
+    matching = {item_id: set_id for item_id, set_id in rows}
+    gone: dict[int, int] = {}
+    for change in moved:
+        if change.item_id not in matching:
+            continue  # not on these pages, then or now
+        if shown(change.quantity, change.for_trade):
+            return None
+        gone[change.item_id] = matching[change.item_id]
+    try:
+        return placing.without(gone) if gone else placing
+    except (ValueError, KeyError):  # not where it was said to be: place anew
         return None
-    for change in changes:
-        if (change.quantity > 0) != (change.quantity_then > 0):
-            return None
-        if for_trade_only and (change.for_trade > 0) != (change.for_trade_then > 0):
-            return None
-    return placing
 
 
 def _place_by_set(session: Session, conditions: list[Any], tables: set[str]) -> _Placing:
