@@ -13,9 +13,17 @@ own rows. Everything in the key is read in the request's transaction, so a page 
 counts older than what its transaction sees, and several servers need agree on nothing held in
 memory (DESIGN §9), as with the search tiles and the deck pools.
 
+A change makes a new version, yet most changes leave every placing as it was: +1 on an item
+owned moves no item into or out of any page. So a miss first looks at the newest placing kept
+of the same page and the ledger rows since (:func:`changes_between`, one index range): if no
+item changed entered or left the page's selection, that placing serves as it is; items that
+left it (fallen to 0; no longer for trade, on a trade-only page) are taken out; only an item
+entering it (a new card, 0 → 1) places the items anew. The totals move by the same rows.
+
 A search-language filter (``printing_ids``) is kept only when the caller names it with
 ``filter_key``: the caller knows whether it reads anything the ledger does not version
-(``want>0`` reads the wants).
+(``want>0`` reads the wants: :func:`filter_key_of` gives None); one reading quantities
+(``own>2``) is kept, but never carried past a change.
 """
 
 from __future__ import annotations
