@@ -66,9 +66,10 @@ def cache_clear() -> None:
         _faces.clear()
 
 
-def markup(message: str) -> Markup:
-    """``message`` translated as the templates' ``_()`` gives it (markup, formatted)."""
-    return Markup(_(message)) % {}
+def markup(translated: str) -> Markup:
+    """A translation as the templates' ``_()`` gives it (markup, formatted): ``markup(_("…"))``,
+    the ``_`` written out so that the messages are extracted."""
+    return Markup(translated) % {}
 
 
 def _render_face(item: ItemRow, labels: dict[str, str]) -> Face:
@@ -132,11 +133,11 @@ def row_views(page: Page, grade_label: Callable[[str, str], str]) -> list[RowVie
 def row_text() -> dict[str, str]:
     """What every row of the table says alike: labels and the forms' targets."""
     return {
-        "quantity": markup("数量"),
-        "for_trade": markup("可交换"),
-        "save": markup("保存"),
-        "edit_note": markup("修改备注"),
-        "add_note": markup("添加备注"),
+        "quantity": markup(_("数量")),
+        "for_trade": markup(_("可交换")),
+        "save": markup(_("保存")),
+        "edit_note": markup(_("修改备注")),
+        "add_note": markup(_("添加备注")),
         "change_item": url_for("collection.change_item"),
         "change_trade": url_for("collection.change_trade"),
         "change_note": url_for("collection.change_note"),
