@@ -6,16 +6,26 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import distinct, func, or_, select
+from sqlalchemy import distinct, func, select
 from sqlmodel import Session
 
-from catalog.collection.grades import ItemGrade
+from catalog.collection.listing import (
+    MAX_PER_PAGE,
+    ItemRow,
+    Page,
+    changes_between,
+    collection_page,
+    collection_version,
+    database_of,
+    keep,
+    kept,
+    kept_before,
+)
 from catalog.collection.tables import CARD, GAME, IMPORT, ITEM, LEDGER, PRINTING, SET
 from catalog.games import GAMES
-from catalog.models import Card, CardSet, CollectionImport, CollectionItem, Game, Printing
-from catalog.text import fold
+from catalog.models import Card, CardSet, CollectionImport, Game, Printing
 
-MAX_PER_PAGE = 500
+__all__ = ["MAX_PER_PAGE", "ItemRow", "Page", "collection_page"]  # the page itself lives in listing.py
 
 
 @dataclass(frozen=True)
@@ -28,7 +38,17 @@ class Totals:
         return dict(self.__dict__)
 
 
-def totals(*, session: Session, user_id: int) -> Totals:
+def totals(*, session: Session, user_id: int, version: int | None = None) -> Totals:
+    """The user's totals; kept per collection version (see :mod:`catalog.collection.listing`):
+    ``version`` when the caller has read it in this transaction already."""
+    what = ("totals", database_of(session), user_id)
+    version = collection_version(session, user_id) if version is None else version
+    found = kept(what, version)
+    if found is None:
+        found = _totals_since(session, user_id, what, version)
+    if found is not None:
+        keep(what, version, found)
+        return found
     c = ITEM
     row = session.execute(
         select(
@@ -37,7 +57,26 @@ def totals(*, session: Session, user_id: int) -> Totals:
             func.coalesce(func.sum(c.for_trade), 0),
         ).where(c.user_id == user_id, c.quantity > 0)
     ).one()
-    return Totals(int(row[0]), int(row[1]), int(row[2]))
+    result = Totals(int(row[0]), int(row[1]), int(row[2]))
+    keep(what, version, result)
+    return result
+
+
+def _totals_since(session: Session, user_id: int, what: Any, version: int) -> Totals | None:
+    """The totals of an older collection version moved on by the changes since (cheaper than
+    summing every item again), if such totals are kept."""
+    older = kept_before(what, version)
+    changes = changes_between(session, user_id, older[0], version) if older is not None else None
+    if older is None or changes is None:
+        return None
+    then: Totals = older[1]
+    owned_now = {ch.printing_id for ch in changes if ch.quantity > 0}
+    owned_then = {ch.printing_id for ch in changes if ch.quantity_then > 0}
+    return Totals(
+        then.printings + len(owned_now) - len(owned_then),
+        then.cards + sum(ch.quantity - ch.quantity_then for ch in changes),
+        then.for_trade + sum(ch.for_trade - ch.for_trade_then for ch in changes),
+    )
 
 
 @dataclass
@@ -96,177 +135,6 @@ def set_completion(
     order = {slug: index for index, slug in enumerate(GAMES)}
     out = sorted(sets.values(), key=lambda s: order.get(s.game, len(order)))
     return [s for s in out if s.owned] if only_started else out
-
-
-@dataclass(frozen=True)
-class ItemRow:
-    printing_id: int
-    card_id: int
-    game: str
-    set: str
-    number: str
-    name: str
-    rarity: str
-    grade: ItemGrade
-    quantity: int
-    for_trade: int
-    note: str
-
-    def to_json(self) -> dict[str, Any]:
-        data = {k: v for k, v in self.__dict__.items() if k != "grade"}
-        return {**data, "condition": self.grade.condition, "language": self.grade.language, "finish": self.grade.finish}
-
-
-@dataclass(frozen=True)
-class Page:
-    items: list[ItemRow]
-    total: int
-    page: int
-    per_page: int
-
-
-def collection_page(
-    *,
-    session: Session,
-    user_id: int,
-    query: str | None = None,
-    set_code: str | None = None,
-    game: str | None = None,
-    for_trade_only: bool = False,
-    page: int = 1,
-    per_page: int = 50,
-    printing_ids: Any = None,
-    order: str = "set",
-) -> Page:
-    """The user's items (quantity > 0), by game, set and number; ``query`` matches card names
-    (folded, pinyin too) or a set code; ``set_code`` / ``game`` narrow further.
-
-    ``printing_ids`` (a ``SELECT`` of printing ids, e.g. from
-    :func:`catalog.search.printing_ids_matching`) keeps only the items of those printings: the
-    search language (``a:火 r>=UR``) over a collection.
-
-    ``order``: ``"set"`` (game, set, collector number) or ``"name"`` (pinyin of the card name)."""
-    per_page = max(1, min(per_page, MAX_PER_PAGE))
-    page = max(1, page)
-    conditions: list[Any] = [ITEM.user_id == user_id, ITEM.quantity > 0]
-    needs: set[str] = set()  # the tables the filters read, besides the items
-    if query and query.strip():
-        key = fold(query)
-        conditions.append(
-            or_(
-                CARD.name_key.contains(key),
-                CARD.pinyin.contains(key),
-                CARD.initials == key,
-                SET.code_key == key,
-            )
-        )
-        needs |= {"card", "set"}
-    if set_code:
-        conditions.append(SET.code_key == fold(set_code))
-        needs.add("set")
-    if game:
-        conditions.append(GAME.slug == game)
-        needs |= {"set", "game"}
-    if for_trade_only:
-        conditions.append(ITEM.for_trade > 0)
-    if printing_ids is not None:
-        conditions.append(ITEM.printing_id.in_(printing_ids))
-    if order == "name":
-        ordering: tuple[Any, ...] = (CARD.pinyin, CARD.name, GAME.slug, SET.position, PRINTING.number, ITEM.id)
-        order_needs = {"card", "set", "game"}
-    else:
-        ordering = (GAME.slug, SET.position, PRINTING.number, ITEM.id)
-        order_needs = {"set", "game"}
-    # Speed (50,000 items: issue 6 asks ≤ 150 ms a page, issue 17 ≤ 50 ms): the page is chosen
-    # by sorting bare item ids before its 50 rows are fetched whole. In set order the items are
-    # first counted per set (which is the total too), so only the sets the page falls in are
-    # sorted: sorting every item cost a deep page twice page 1 (PostgreSQL keeps OFFSET + 50
-    # rows in its top-N sort), and the count joined the same rows again.
-    offset = (page - 1) * per_page
-    chosen = _joined(select(ITEM.id), needs | order_needs).where(*conditions).order_by(*ordering)
-    if order == "name":
-        total = session.scalar(_joined(select(func.count(ITEM.id)), needs).where(*conditions)) or 0
-        chosen = chosen.offset(offset).limit(per_page)
-    else:
-        total, set_ids, skip = _page_sets(session, conditions, needs, offset, per_page)
-        chosen = chosen.where(PRINTING.set_id.in_(set_ids)).offset(skip).limit(per_page)
-    ids = list(session.scalars(chosen)) if total > offset else []
-    rows = session.execute(
-        _joined(
-            select(CollectionItem, PRINTING.card_id, GAME.slug, SET.code, PRINTING.number, CARD.name, PRINTING.rarity),
-            {"card", "set", "game"},
-        )
-        .where(ITEM.id.in_(ids))
-        .order_by(*ordering)
-    )
-    items = [
-        ItemRow(
-            item.printing_id,
-            card_id,
-            slug,
-            code,
-            number,
-            name,
-            rarity,
-            ItemGrade(item.condition, item.language, item.finish),
-            item.quantity,
-            item.for_trade,
-            item.note,
-        )
-        for item, card_id, slug, code, number, name, rarity in rows
-    ]
-    return Page(items, int(total), page, per_page)
-
-
-def _page_sets(
-    session: Session, conditions: list[Any], tables: set[str], offset: int, per_page: int
-) -> tuple[int, list[int], int]:
-    """(matching items in all, the ids of the sets holding items ``offset`` to ``offset +
-    per_page``, how many matching items of those sets come before the page) in set order.
-
-    Sets sharing a game and a position are taken together, since their items interleave by
-    number in the page's order."""
-    # Counted by the printing's set alone (joining the sets and games for every item cost a
-    # third more); where each set stands comes from the few set rows.
-    counts = session.execute(
-        _joined(select(PRINTING.set_id, func.count(ITEM.id)), tables or {"printing"})
-        .where(*conditions)
-        .group_by(PRINTING.set_id)
-    ).all()
-    places = {
-        set_id: (slug, position)
-        for set_id, slug, position in session.execute(
-            select(SET.id, GAME.slug, SET.position).join(Game, GAME.id == SET.game_id)
-        )
-    }
-    groups: dict[tuple[str, int], tuple[list[int], int]] = {}
-    for set_id, count in counts:
-        members, total = groups.get(places[set_id], ([], 0))
-        groups[places[set_id]] = ([*members, set_id], total + int(count))
-    before, skip = 0, 0
-    chosen: list[int] = []
-    for _key, (members, count) in sorted(groups.items()):
-        if before + count > offset and before < offset + per_page:
-            if not chosen:
-                skip = offset - before
-            chosen += members
-        before += count
-    return before, chosen, skip
-
-
-def _joined(statement: Any, tables: set[str]) -> Any:
-    """``statement`` over the items joined with the printing and ``tables`` (card, set, game)."""
-    statement = statement.select_from(CollectionItem)
-    if not tables:
-        return statement
-    statement = statement.join(Printing, PRINTING.id == ITEM.printing_id)
-    if "card" in tables:
-        statement = statement.join(Card, CARD.id == PRINTING.card_id)
-    if "set" in tables or "game" in tables:
-        statement = statement.join(CardSet, SET.id == PRINTING.set_id)
-    if "game" in tables:
-        statement = statement.join(Game, GAME.id == SET.game_id)
-    return statement
 
 
 @dataclass(frozen=True)

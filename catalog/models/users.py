@@ -123,7 +123,11 @@ class LedgerEntry(SQLModel, table=True):
     """One change of one user's quantities: who, which printing and grade, by how much, why."""
 
     __tablename__ = "ledger_entry"
-    __table_args__ = (Index("ix_ledger_entry_user_printing", "user_id", "printing_id"),)
+    __table_args__ = (
+        Index("ix_ledger_entry_user_printing", "user_id", "printing_id"),
+        # max(id) per user: the version of a collection (catalog.collection.listing)
+        Index("ix_ledger_entry_user_id", "user_id", "id"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     user_id: int = Field(foreign_key="app_user.id", ondelete="CASCADE")

@@ -20,6 +20,7 @@ from catalog.collection import (
 from catalog.collection.csvio import MAX_BYTES
 from catalog.collection.imports import MODES
 from catalog.collection.items import MAX_DELTA
+from catalog.collection.listing import filter_key_of
 from catalog.collection.views import MAX_PER_PAGE, collection_page, history
 from catalog.search import QueryError, printing_ids_matching
 from webapp.api import ApiError, bp
@@ -60,15 +61,22 @@ def collection_items() -> Any:
     per_page = _int_arg("per_page", PER_PAGE, 1, MAX_PER_PAGE)
     text = request.args.get("q", "")
     game = request.args.get("game") or None
-    printing_ids = None
+    printing_ids = filter_key = None
     if text.strip():
         try:
             printing_ids = printing_ids_matching(session=session, text=text, user_id=user.id, game=game)
         except QueryError as error:
             raise ApiError(400, error.code, error.message.zh, error.message.en, **query_error_body(error)) from error
+        filter_key = filter_key_of(text, game)
     assert user.id is not None
     result = collection_page(
-        session=session, user_id=user.id, game=game, page=page, per_page=per_page, printing_ids=printing_ids
+        session=session,
+        user_id=user.id,
+        game=game,
+        page=page,
+        per_page=per_page,
+        printing_ids=printing_ids,
+        filter_key=filter_key,
     )
     items = [
         {

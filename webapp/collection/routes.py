@@ -38,12 +38,14 @@ from catalog.collection.grades import (
 )
 from catalog.collection.items import ItemResult
 from catalog.collection.ledger import set_note
+from catalog.collection.listing import filter_key_of
 from catalog.collection.manual import change_printing, printing_info, trade_printing
 from catalog.errors import LunzangError, Message
 from catalog.games import GAMES
 from catalog.lookup import UnknownPrinting, find_printing
 from catalog.search import QueryError, printing_ids_matching
 from webapp.collection import bp
+from webapp.collection.rows import row_text, row_views
 from webapp.db import get_session
 from webapp.helpers import localized, mark_error, safe_next, utcnow
 
@@ -150,6 +152,7 @@ def index() -> Any:
             filters["printing_ids"] = printing_ids_matching(
                 session=session, text=state.q, user_id=user_id, game=state.game or None
             )
+            filters["filter_key"] = filter_key_of(state.q, state.game)
         except QueryError as failure:
             error = failure
     if error is None:
@@ -170,7 +173,9 @@ def index() -> Any:
         pages=pages,
         page_numbers=page_numbers(state.page, pages),
         page_link=lambda number: state.url(page=number),
-        totals=views.totals(session=session, user_id=user_id),
+        rows=row_views(listing, grade_label) if listing else [],
+        row_text=row_text() if listing and listing.items else None,
+        totals=views.totals(session=session, user_id=user_id, version=listing.collection_version if listing else None),
         games=GAMES,
         error=error,
         marked=mark_error(state.q, error, state.game) if error else None,
