@@ -1,4 +1,5 @@
-"""Turning sources into rows: read every source, check everything, then write in bulk.
+"""Turning sources into rows: read every source's manifest, then per source check every row
+(streamed, a chunk at a time), then read the rows again and write them in chunks.
 
 The use case :func:`import_catalogue` writes into the session it is given and never
 commits; a caller that wants a dry run rolls back. Any problem anywhere raises
@@ -50,15 +51,22 @@ def _import(*, session: Session, paths: Iterable[Path], progress: Progress | Non
     folders, problems = expand_paths(list(paths))
     stored = _stored_vocabularies(session)
     sources = [read_source(path, stored) for path in folders]
-    report = ImportReport(rows=sum(len(s.rows) for s in sources))
+    report = ImportReport()
     for source in sources:
         problems.extend(source.problems)
     for source in sources:
         if source.game is None or source.problems:
             continue
         plan = PlanWriter(session, source, progress).plan()
+        report.rows += plan.rows
+        if plan.read_problems:
+            # rows that could not be read: reported alone, as a file that cannot be read is
+            problems.extend(plan.read_problems)
+            continue
         problems.extend(plan.problems)
         if not problems:
+            # Written chunk by chunk into the caller's transaction: a problem found in a later
+            # source still raises below, and the caller's rollback undoes this source too.
             plan.write(report)
             if source.game.slug not in report.games:
                 report.games.append(source.game.slug)
