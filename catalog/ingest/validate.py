@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import marshal
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Self
+from typing import IO, Any, Self
 
 from sqlalchemy import func
 from sqlmodel import Session, select
@@ -65,11 +67,12 @@ class ImportFailed(LunzangError):
         self.problems = problems
 
 
-def card_columns(parsed: dict[str, Any]) -> dict[str, Any]:
-    """A parsed card in storage form: attributes as a string, plus the hash of its rules."""
+def card_columns(parsed: dict[str, Any], digest: str | None = None) -> dict[str, Any]:
+    """A parsed card in storage form: attributes as a string, plus the hash of its rules
+    (``digest`` when the caller computed it already)."""
     values = {key: parsed[key] for key in RULES_FIELDS}
     values["attributes"] = "".join(parsed["attributes"])
-    values["rules_hash"] = rules_hash(values)
+    values["rules_hash"] = digest or rules_hash(values)
     return values
 
 
@@ -82,6 +85,9 @@ def rules_hash(values: dict[str, Any]) -> str:
 
 
 CHUNK = 2000  # rows checked, then written, at a time
+# A checked printing row as the writer reads it back: set code, number, card name, printing
+# fields, and the card's stored values when this row is the card's first in the import.
+Checked = tuple[str, str, str, dict[str, Any], dict[str, Any] | None]
 
 
 def chunks(rows: Iterable[Row], size: int | None = None) -> Iterator[list[Row]]:
@@ -129,9 +135,22 @@ class Plan:
         self.rarities_by_set: dict[str, set[str]] = {}
         self.rows = 0
         self.printing_rows = 0
+        # The checked rows, chunk by chunk (marshal: plain values only), for the writer: a
+        # temporary file, so the second pass costs neither memory nor a second parse.
+        self.checked: IO[bytes] = tempfile.TemporaryFile(prefix="lunzang-import-")  # noqa: SIM115  (closed by close())
 
     def problem(self, file: str, line: int, column: str, zh: str, en: str) -> None:
         self.problems.append(Problem(file, line, column, Message(zh, en)))
+
+    def checked_chunks(self) -> Iterator[list[Checked]]:
+        """The checked rows again, chunk by chunk, as :meth:`plan` kept them."""
+        self.checked.seek(0)
+        while size := int.from_bytes(self.checked.read(8), "little"):
+            yield marshal.loads(self.checked.read(size))
+
+    def close(self) -> None:
+        """Let go of the checked rows' temporary file (written or not)."""
+        self.checked.close()
 
     def place(self, row: Row) -> int:
         return self.file_index[row.file] << 32 | row.line
@@ -190,6 +209,7 @@ class Plan:
         index = 0
         for chunk in chunks(self.source.iter_rows(self.read_problems)):
             first_seen: dict[str, str] = {}  # name → rules digest, for cards new to this import
+            checked: list[Checked] = []
             keys: dict[str, list[str]] = {}  # set code → numbers, for the database lookup
             for row in chunk:
                 index += 1
@@ -232,12 +252,14 @@ class Plan:
                 if parsed.card.get("name_en"):
                     self.name_en.setdefault(name, parsed.card["name_en"])
                 known = self.cards.get(name)
+                first_row = False
                 if known is not None:
                     if known[0] != digest:
                         pending.append((row, name, stored, known[1]))
                 else:
                     known = self.cards[name] = (digest, self.place(row), 0, None)
                     first_seen[name] = stored["rules_hash"]
+                    first_row = True
                 if set_code is not None and number:
                     self.printing_rows += 1
                     rank = parsed.printing["rarity_rank"]
@@ -252,7 +274,11 @@ class Plan:
                     self.rarities_by_set.setdefault(set_code, set()).add(parsed.printing["rarity"])
                     if set_code in self.db_sets:
                         keys.setdefault(set_code, []).append(number)
+                    checked.append((set_code, number, name, parsed.printing, stored if first_row else None))
             self._look_up_database(first_seen, keys)
+            if not self.problems and not self.read_problems:
+                data = marshal.dumps(checked)  # the writer reads it back: no second parse
+                self.checked.write(len(data).to_bytes(8, "little") + data)
         if self.progress:
             self.progress("检查", index, index)
         self._describe_contradictions(pending)

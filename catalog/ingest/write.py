@@ -11,12 +11,9 @@ from typing import Any
 from sqlalchemy import bindparam, delete, exists, func, literal_column, update
 from sqlmodel import col, select
 
-from catalog.errors import Message
 from catalog.games import GameModule
-from catalog.games.base import ParsedCard
 from catalog.ingest.bulk import BATCH, batched, bulk_insert, drop_secondary_indexes
-from catalog.ingest.sources import Problem
-from catalog.ingest.validate import PRINTING_FIELDS, ImportFailed, Plan, card_columns, chunks
+from catalog.ingest.validate import PRINTING_FIELDS, Checked, Plan
 from catalog.models import (
     BanEntry,
     Card,
@@ -133,28 +130,12 @@ class PlanWriter(Plan):
         self.db_card_ids: set[int] = set()  # this import's cards that were in the database before
         self.affected: set[int] = set()  # existing cards whose printing summary must be recomputed
         done = 0
-        for chunk in chunks(self.source.iter_rows()):
-            rows = []
-            for row in chunk:
-                set_code, number, parsed, errors = self.parsed(row)
-                if parsed is None or errors:
-                    raise ImportFailed(
-                        [
-                            Problem(
-                                row.file,
-                                row.line,
-                                "-",
-                                Message("文件在导入过程中被改动", "the file changed during the import"),
-                            )
-                        ]
-                    )
-                if set_code is not None and number:
-                    rows.append((set_code, number, row.values["name"].strip(), parsed))
+        for rows in self.checked_chunks():
             self._write_cards(game_id, rows, report)
             self._write_printings(rows, report)
-            done += len(chunk)
+            done += len(rows)
             if self.progress:
-                self.progress("写入", done, self.rows)
+                self.progress("写入", done, self.printing_rows)
         for index in dropped:
             index.create(self.session.connection())
         if bulk and self.session.get_bind().dialect.name == "postgresql":
@@ -167,14 +148,11 @@ class PlanWriter(Plan):
         self._write_formats(game_id, report)
         report.cards_removed += self._remove_orphans(game_id)
 
-    def _write_cards(self, game_id: int, rows: list[tuple[str, str, str, ParsedCard]], report: ImportReport) -> None:
+    def _write_cards(self, game_id: int, rows: list[Checked], report: ImportReport) -> None:
         """The cards one chunk prints first in this import: inserted when new, rewritten when
         their rules or English name changed (with their trait, keyword, search and text rows)."""
         table = table_of(Card)
-        first: dict[str, dict[str, Any]] = {}
-        for _set_code, _number, name, parsed in rows:
-            if name not in first and not isinstance(self.cards[name], int):
-                first[name] = card_columns(parsed.card)
+        first = {name: stored for _set_code, _number, name, _printing, stored in rows if stored is not None}
         if not first:
             return
         existing = {
@@ -302,12 +280,12 @@ class PlanWriter(Plan):
             "set_count": set_count,
         }
 
-    def _write_printings(self, rows: list[tuple[str, str, str, ParsedCard]], report: ImportReport) -> None:
+    def _write_printings(self, rows: list[Checked], report: ImportReport) -> None:
         table = table_of(Printing)
         existing: dict[tuple[int, str], dict[str, Any]] = {}
         if self.db_printing_count:
             keys: dict[str, list[str]] = {}
-            for set_code, number, _name, _parsed in rows:
+            for set_code, number, _name, _printing, _stored in rows:
                 if set_code in self.db_sets and self.db_sets[set_code].id is not None:
                     keys.setdefault(set_code, []).append(number)
             columns = ("id", "set_id", "number", *PRINTING_FIELDS)
@@ -315,10 +293,10 @@ class PlanWriter(Plan):
                 existing[(found.set_id, found.number)] = dict(found._mapping)
         new_rows: list[dict[str, Any]] = []
         changed: list[dict[str, Any]] = []
-        for set_code, number, name, parsed in rows:
+        for set_code, number, name, printing, _stored in rows:
             set_id = self.db_sets[set_code].id
             card_id = self.cards[name]
-            values = {"card_id": card_id, "number_key": fold(number), **parsed.printing}
+            values = {"card_id": card_id, "number_key": fold(number), **printing}
             # why the type: ignore below: a set read or flushed has its id
             before = existing.get((set_id, number))  # type: ignore[arg-type]
             if before is None:
