@@ -176,8 +176,9 @@ def test_import_memory_does_not_grow_with_the_catalogue_beyond_its_index(
     """Peak traced memory of importing 1,000 and 5,000 printings in chunks of 500 rows (fresh
     SQLite files, the libraries warmed up first, untraced). The importer that held the
     catalogue grew ~4,100 bytes per printing (8.9 → 83 MB for 2,000 → 20,000 printings);
-    streaming, what grows is the index of card names and numbers, ~600 bytes per printing
-    while checking (the rest of the figure is SQLAlchemy's and SQLite's own)."""
+    streaming, what grows is the index of card names and numbers (~460 bytes per printing while
+    checking) and ``fold``'s cache of numbers (bounded: 65,536 entries): ~930 bytes per printing
+    here, and less beyond 65,536 printings."""
     monkeypatch.setattr(ingest_validate, "CHUNK", 500)
     warm = write_synthetic_catalogue(tmp_path / "warm", printings=300, seed=9)
     _peak_of_import(f"sqlite:///{tmp_path / 'warm.sqlite3'}", warm, traced=False)
