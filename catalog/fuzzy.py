@@ -17,6 +17,8 @@ from collections.abc import Iterable, Sequence
 
 from rapidfuzz import fuzz, process
 
+from catalog.pauses import collector_paused
+
 CANDIDATES = 256  # names RapidFuzz scores per query
 COMMON_SHARE = 0.05  # a gram in more names than this share is too common to find candidates
 MAX_QUERY_GRAMS = 24  # a long query uses its first grams only
@@ -37,12 +39,13 @@ class NameIndex:
         # unknown name builds an index (numpy costs ~0.15 s to import; issue 17).
         import numpy as np
 
-        self.names: list[str] = list(dict.fromkeys(names))
-        postings: dict[str, list[int]] = {}
-        for index, name in enumerate(self.names):
-            for gram in grams(name):
-                postings.setdefault(gram, []).append(index)
-        self._postings = {g: np.asarray(v, dtype=np.int32) for g, v in postings.items()}
+        with collector_paused():  # a gram list per name: 90,000 names at 100,000 printings
+            self.names: list[str] = list(dict.fromkeys(names))
+            postings: dict[str, list[int]] = {}
+            for index, name in enumerate(self.names):
+                for gram in grams(name):
+                    postings.setdefault(gram, []).append(index)
+            self._postings = {g: np.asarray(v, dtype=np.int32) for g, v in postings.items()}
         self._common = max(1, int(COMMON_SHARE * len(self.names)))
 
     def nearest(self, query: str, *, limit: int = 3) -> list[str]:

@@ -23,6 +23,7 @@ from catalog.decks.lists import CardPool, DeckList, parse_decklist, resolve
 from catalog.errors import LunzangError, Message
 from catalog.games import GAMES, get_game
 from catalog.models import BanEntry, Card, CardSet, Format, Game, Printing
+from catalog.pauses import collector_paused
 from catalog.rules import Deck, FormatSpec, PoolCard, Verdict, evaluate
 from catalog.text import fold
 
@@ -90,7 +91,8 @@ def load_pool(session: Session, slug: str) -> CardPool:
         if pool is not None:
             _pools.move_to_end(key)
             return pool
-    pool = _read_pool(session, slug, game)
+    with collector_paused():  # 90,000 cards at 100,000 printings
+        pool = _read_pool(session, slug, game)
     with _pools_lock:
         _pools[key] = pool
         while len(_pools) > POOL_CACHE_SIZE:

@@ -19,6 +19,7 @@ from typing import Any
 from catalog.errors import LunzangError, Message
 from catalog.fuzzy import NameIndex
 from catalog.games import GAMES
+from catalog.pauses import collector_paused
 from catalog.rules import SECTION_ZH, SECTIONS, Deck, DeckEntry, PoolCard, Violation
 from catalog.text import fold
 
@@ -298,19 +299,23 @@ class CardPool:
         Built on first use (most decklists name cards in Chinese).
         """
         if not self._aliases:
-            english: dict[str, list[int]] = {}
-            pinyin: dict[str, list[int]] = {}
-            initials: dict[str, list[int]] = {}
-            for card in self.cards.values():
-                if card.name_en:
-                    english.setdefault(fold(card.name_en), []).append(card.id)
-            for card_id, (full, short) in self.pinyin.items():
-                if full:
-                    pinyin.setdefault(full, []).append(card_id)
-                if short:
-                    initials.setdefault(short, []).append(card_id)
-            self._aliases.update(english=english, pinyin=pinyin, initials=initials)
+            with collector_paused():
+                self._build_aliases()
         return self._aliases[kind]
+
+    def _build_aliases(self) -> None:
+        english: dict[str, list[int]] = {}
+        pinyin: dict[str, list[int]] = {}
+        initials: dict[str, list[int]] = {}
+        for card in self.cards.values():
+            if card.name_en:
+                english.setdefault(fold(card.name_en), []).append(card.id)
+        for card_id, (full, short) in self.pinyin.items():
+            if full:
+                pinyin.setdefault(full, []).append(card_id)
+            if short:
+                initials.setdefault(short, []).append(card_id)
+        self._aliases.update(english=english, pinyin=pinyin, initials=initials)
 
     def numbers_in_set(self, set_code: str) -> list[tuple[int, str, str]]:
         """Every (card id, set code, number) printed in one set, in number order."""

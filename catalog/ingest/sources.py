@@ -6,11 +6,13 @@ problem found while reading them, each located as ``file:line: column``.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
 import re
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,9 +94,26 @@ class Row:
     values: dict[str, str]
 
 
+@dataclass(frozen=True)
+class CsvFile:
+    """A card CSV whose header checked clean; its rows are read when iterated, not kept."""
+
+    path: Path
+    columns: tuple[str, ...]
+
+    @property
+    def display(self) -> str:
+        return str(self.path)
+
+
 @dataclass
 class Source:
-    """Everything one game folder (or one community JSON file) says."""
+    """Everything one game folder (or one community JSON file) says.
+
+    The card rows are not held: :meth:`iter_rows` reads them from the files each time it is
+    called (an import reads them twice: to check, then to write), so a million-row catalogue
+    costs the memory of one row at a time here.
+    """
 
     path: str
     game: GameModule | None
@@ -102,10 +121,32 @@ class Source:
     sets: list[SetSpec] = field(default_factory=list)
     templates: list[TemplateSpec] = field(default_factory=list)
     formats: list[ManifestFormat] = field(default_factory=list)
-    rows: list[Row] = field(default_factory=list)
+    csv_files: list[CsvFile] = field(default_factory=list)
+    json_rows: list[Row] = field(default_factory=list)  # a JSON catalogue (one set) is read whole
     problems: list[Problem] = field(default_factory=list)
     # the game's vocabulary after this import: the stored one plus the manifest's [vocabulary]
     vocabulary: dict[str, Any] = field(default_factory=dict)
+
+    def iter_rows(self, problems: list[Problem] | None = None) -> Iterator[Row]:
+        """Every card row, file by file, in order. A row that cannot be read (more fields than
+        the header, a CSV syntax error, bytes that are not UTF-8) is left out and, when
+        ``problems`` is given, reported there; the rows of a file after such an error are
+        not read."""
+        yield from self.json_rows
+        for csv_file in self.csv_files:
+            yield from _iter_csv(csv_file, problems if problems is not None else [])
+
+    def files(self) -> list[str]:
+        """The display names of the files rows come from, in :meth:`iter_rows` order."""
+        return list(dict.fromkeys([row.file for row in self.json_rows] + [f.display for f in self.csv_files]))
+
+    def estimated_rows(self) -> int:
+        """About how many rows :meth:`iter_rows` gives (line count less headers), for progress."""
+        total = len(self.json_rows)
+        for csv_file in self.csv_files:
+            with csv_file.path.open("rb") as handle:
+                total += sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b"")) - 1
+        return max(total, 0)
 
 
 def expand_paths(paths: list[Path]) -> tuple[list[Path], list[Problem]]:
@@ -170,16 +211,19 @@ def _decode(raw: bytes, display: str) -> tuple[str | None, Problem | None]:
     try:
         return raw.decode("utf-8-sig"), None
     except UnicodeDecodeError as error:
-        line = raw.count(b"\n", 0, error.start) + 1
-        return None, Problem(
-            display,
-            line,
-            "-",
-            Message(
-                f"文件不是 UTF-8 编码（第 {error.start + 1} 字节无法解码）；请在 Excel 中另存为“CSV UTF-8”",
-                f"the file is not UTF-8 (byte {error.start + 1} cannot be decoded); save it as CSV UTF-8",
-            ),
-        )
+        return None, _not_utf8(display, raw.count(b"\n", 0, error.start) + 1, error.start)
+
+
+def _not_utf8(display: str, line: int, start: int) -> Problem:
+    return Problem(
+        display,
+        line,
+        "-",
+        Message(
+            f"文件不是 UTF-8 编码（第 {start + 1} 字节无法解码）；请在 Excel 中另存为“CSV UTF-8”",
+            f"the file is not UTF-8 (byte {start + 1} cannot be decoded); save it as CSV UTF-8",
+        ),
+    )
 
 
 class _ManifestLines:
@@ -631,20 +675,59 @@ def _read_format(
     return ManifestFormat(code, _text(entry, "name") or code, rules, [s.strip() for s in legal], banlist, params, line)
 
 
-def _read_csv(path: Path, game: GameModule, source: Source) -> None:
-    display = str(path)
-    text, problem = _decode(path.read_bytes(), display)
-    if problem or text is None:
-        source.problems.append(problem)  # type: ignore[arg-type]  # _decode gives a problem whenever it gives no text
-        return
-    reader = csv.reader(io.StringIO(text, newline=""))
+def _open_text(path: Path) -> io.TextIOWrapper:
+    """The file as UTF-8 text (a BOM skipped), lines untranslated as ``csv`` wants them."""
+    return io.TextIOWrapper(path.open("rb"), encoding="utf-8-sig", newline="")
+
+
+def _decode_problem(path: Path) -> Problem:
+    """Where a file stops being UTF-8, as :func:`_decode` reports it, found reading a megabyte
+    at a time (the error path of a streamed file: the whole file is never held)."""
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    offset = newlines = 0
+    bom = 0
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            if offset == 0 and chunk.startswith(codecs.BOM_UTF8):
+                bom = len(codecs.BOM_UTF8)  # _decode counts bytes after the BOM
+            try:
+                decoder.decode(chunk)
+            except UnicodeDecodeError as error:
+                # ``error.object`` is the bytes held back from the last chunk (part of one
+                # character, never a newline) followed by this chunk; the first chunk's offsets
+                # already leave the BOM out
+                pending = len(error.object) - len(chunk)
+                start = error.start if offset == 0 else offset - bom - pending + error.start
+                return _not_utf8(str(path), newlines + error.object.count(b"\n", 0, error.start) + 1, start)
+            offset += len(chunk)
+            newlines += chunk.count(b"\n")
     try:
-        header = next(reader)
-    except StopIteration:
-        source.problems.append(Problem(display, 1, "-", Message("文件为空，缺少表头行", "empty file: no header row")))
-        return
-    except csv.Error as error:
-        source.problems.append(Problem(display, 1, "-", Message(f"CSV 格式错误：{error}", f"CSV error: {error}")))
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError as error:  # the file ends inside a character
+        return _not_utf8(str(path), newlines + 1, offset - bom - len(error.object) + error.start)
+    raise AssertionError(f"{path} decoded as UTF-8 after all")
+
+
+def _read_csv(path: Path, game: GameModule, source: Source) -> None:
+    """Check a card CSV's header; a clean one joins ``source.csv_files`` (rows read later)."""
+    display = str(path)
+    try:
+        with _open_text(path) as handle:
+            reader = csv.reader(handle)
+            try:
+                header = next(reader)
+            except StopIteration:
+                source.problems.append(
+                    Problem(display, 1, "-", Message("文件为空，缺少表头行", "empty file: no header row"))
+                )
+                return
+            except csv.Error as error:
+                source.problems.append(
+                    Problem(display, 1, "-", Message(f"CSV 格式错误：{error}", f"CSV error: {error}"))
+                )
+                return
+    except UnicodeDecodeError:
+        source.problems.append(_decode_problem(path))
         return
     columns = [c.strip().lower() for c in header]
     known = set(game.columns)
@@ -676,34 +759,47 @@ def _read_csv(path: Path, game: GameModule, source: Source) -> None:
                 )
             )
             header_ok = False
-    if not header_ok:
-        return
-    previous_end = reader.line_num
-    try:
-        for cells in reader:
-            line = previous_end + 1
+    if header_ok:
+        source.csv_files.append(CsvFile(path, tuple(columns)))
+
+
+def _iter_csv(csv_file: CsvFile, problems: list[Problem]) -> Iterator[Row]:
+    display = csv_file.display
+    columns = csv_file.columns
+    with _open_text(csv_file.path) as handle:
+        reader = csv.reader(handle)
+        try:
+            next(reader)  # the header, checked by _read_csv
             previous_end = reader.line_num
-            if not any(c.strip() for c in cells):
-                continue
-            if len(cells) > len(columns):
-                source.problems.append(
-                    Problem(
-                        display,
-                        line,
-                        "-",
-                        Message(
-                            f"这一行有 {len(cells)} 个字段，比表头多（{len(columns)} 列）；含逗号的字段要加引号",
-                            f"{len(cells)} fields but {len(columns)} columns; quote fields that contain commas",
-                        ),
+            for cells in reader:
+                line = previous_end + 1
+                previous_end = reader.line_num
+                if not any(c.strip() for c in cells):
+                    continue
+                if len(cells) > len(columns):
+                    problems.append(
+                        Problem(
+                            display,
+                            line,
+                            "-",
+                            Message(
+                                f"这一行有 {len(cells)} 个字段，比表头多（{len(columns)} 列）；含逗号的字段要加引号",
+                                f"{len(cells)} fields but {len(columns)} columns; quote fields that contain commas",
+                            ),
+                        )
                     )
+                    continue
+                yield Row(
+                    display, line, {column: cells[i] if i < len(cells) else "" for i, column in enumerate(columns)}
                 )
-                continue
-            values = {column: cells[i] if i < len(cells) else "" for i, column in enumerate(columns)}
-            source.rows.append(Row(display, line, values))
-    except csv.Error as error:
-        source.problems.append(
-            Problem(display, reader.line_num, "-", Message(f"CSV 格式错误：{error}", f"CSV error: {error}"))
-        )
+        except csv.Error as error:
+            problems.append(
+                Problem(display, reader.line_num, "-", Message(f"CSV 格式错误：{error}", f"CSV error: {error}"))
+            )
+        except UnicodeDecodeError:
+            problems.append(_decode_problem(csv_file.path))
+        except StopIteration:
+            return
 
 
 def read_json_catalogue(path: Path) -> Source:
@@ -760,5 +856,5 @@ def read_json_catalogue(path: Path) -> Source:
     rows = json_format.rows(data)
     for index, values in rows:
         line = card_lines[index - 1] if len(card_lines) == len(rows) else index
-        source.rows.append(Row(display, line, values))
+        source.json_rows.append(Row(display, line, values))
     return source

@@ -6,16 +6,20 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
-from collections.abc import Callable, Iterable
+import marshal
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Self
+from typing import IO, Any, Self
 
+from sqlalchemy import func
 from sqlmodel import Session, select
 
 from catalog.errors import LunzangError, Message
 from catalog.games import GameModule
-from catalog.games.base import RowErrors
-from catalog.ingest.sources import Problem, Source
+from catalog.games.base import ParsedCard, RowErrors
+from catalog.ingest.bulk import BATCH
+from catalog.ingest.sources import Problem, Row, Source
 from catalog.models import (
     Card,
     CardSet,
@@ -63,11 +67,12 @@ class ImportFailed(LunzangError):
         self.problems = problems
 
 
-def card_columns(parsed: dict[str, Any]) -> dict[str, Any]:
-    """A parsed card in storage form: attributes as a string, plus the hash of its rules."""
+def card_columns(parsed: dict[str, Any], digest: str | None = None) -> dict[str, Any]:
+    """A parsed card in storage form: attributes as a string, plus the hash of its rules
+    (``digest`` when the caller computed it already)."""
     values = {key: parsed[key] for key in RULES_FIELDS}
     values["attributes"] = "".join(parsed["attributes"])
-    values["rules_hash"] = rules_hash(values)
+    values["rules_hash"] = digest or rules_hash(values)
     return values
 
 
@@ -79,8 +84,42 @@ def rules_hash(values: dict[str, Any]) -> str:
     return hashlib.blake2b(canonical.encode("utf-8"), digest_size=20).hexdigest()
 
 
+CHUNK = 2000  # rows checked, then written, at a time
+# A checked printing row as the writer reads it back: set code, number, card name, printing
+# fields, and the card's stored values when this row is the card's first in the import.
+Checked = tuple[str, str, str, dict[str, Any], dict[str, Any] | None]
+
+
+def chunks(rows: Iterable[Row], size: int | None = None) -> Iterator[list[Row]]:
+    size = size or CHUNK
+    batch: list[Row] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
 class Plan:
-    """Validates one source against the database (:mod:`catalog.ingest.write` writes it)."""
+    """Validates one source against the database (:mod:`catalog.ingest.write` writes it).
+
+    The rows are streamed (:meth:`Source.iter_rows`) in chunks of :data:`CHUNK`; what stays
+    for the whole import is the index every row is checked against, kept small (measured on
+    50,000 printings: ~310 bytes per printing for ``cards``, ~150 more for ``numbers`` while
+    checking; ``tests/test_import_streaming.py`` bounds the growth of the whole import):
+
+    - ``numbers``: ``set code + \x1f + folded number`` → where it was first seen (duplicates);
+    - ``cards``: card name → (rules digest, where first seen, rarity mask, its set or sets) —
+      the digest finds a reprint that contradicts the first printing, the rest is the card's
+      ``card_search`` summary; when the card is written the value becomes its id;
+    - the first English name of a card (KeyForge), the rarities of each set (pack templates).
+
+    A place is ``file index << 32 | line`` (see :meth:`place`). The values a message needs from
+    an earlier row (a contradiction's first printing) are read again from the file, on the
+    error path only.
+    """
 
     def __init__(self, session: Session, source: Source, progress: Progress | None):
         assert source.game is not None
@@ -89,12 +128,36 @@ class Plan:
         self.game: GameModule = source.game
         self.progress = progress
         self.problems: list[Problem] = []
-        self.cards: dict[str, tuple[dict[str, Any], Any]] = {}  # name → (storage values, first row)
+        self.read_problems: list[Problem] = []  # rows that could not be read at all
+        self.files = source.files()
+        self.file_index = {name: i for i, name in enumerate(self.files)}
+        self.cards: dict[str, Any] = {}  # name → (digest, place, rarity mask, set code | frozenset) | card id
         self.name_en: dict[str, str] = {}
-        self.printings: list[tuple[str, str, str, dict[str, Any], Any]] = []  # set, number, name, fields, row
+        self.rarities_by_set: dict[str, set[str]] = {}
+        self.rows = 0
+        self.printing_rows = 0
+        # The checked rows, chunk by chunk (marshal: plain values only), for the writer: a
+        # temporary file, so the second pass costs neither memory nor a second parse.
+        self.checked: IO[bytes] = tempfile.TemporaryFile(prefix="lunzang-import-")  # noqa: SIM115  (closed by close())
 
     def problem(self, file: str, line: int, column: str, zh: str, en: str) -> None:
         self.problems.append(Problem(file, line, column, Message(zh, en)))
+
+    def checked_chunks(self) -> Iterator[list[Checked]]:
+        """The checked rows again, chunk by chunk, as :meth:`plan` kept them."""
+        self.checked.seek(0)
+        while size := int.from_bytes(self.checked.read(8), "little"):
+            yield marshal.loads(self.checked.read(size))
+
+    def close(self) -> None:
+        """Let go of the checked rows' temporary file (written or not)."""
+        self.checked.close()
+
+    def place(self, row: Row) -> int:
+        return self.file_index[row.file] << 32 | row.line
+
+    def where(self, place: int) -> tuple[str, int]:
+        return self.files[place >> 32], place & 0xFFFFFFFF
 
     # ---- planning -------------------------------------------------------------------------
     def plan(self) -> Self:
@@ -102,124 +165,223 @@ class Plan:
         self.game_row = session.scalars(select(Game).where(Game.slug == game.slug)).first()
         game_id = self.game_row.id if self.game_row else None
         self.db_sets: dict[str, CardSet] = {}
-        self.db_cards: dict[str, dict[str, Any]] = {}
-        self.db_printings: dict[tuple[int, str], dict[str, Any]] = {}
+        self.db_card_count = 0
+        self.db_printing_count = 0
         if game_id is not None:
             self.db_sets = {s.code: s for s in session.scalars(select(CardSet).where(CardSet.game_id == game_id))}
-            columns = [table_of(Card).c[name] for name in ("id", "name", "name_en", "rules_hash")]
-            for row in session.execute(select(*columns).where(table_of(Card).c.game_id == game_id)).mappings():
-                self.db_cards[row["name"]] = dict(row)
-            pt = table_of(Printing).c
+            card = table_of(Card)
+            self.db_card_count = session.execute(
+                select(func.count()).select_from(card).where(card.c.game_id == game_id)
+            ).scalar_one()
             set_ids = [s.id for s in self.db_sets.values()]
             if set_ids:
-                query = select(pt.id, pt.set_id, pt.number, *[pt[f] for f in PRINTING_FIELDS]).where(
-                    pt.set_id.in_(set_ids)
-                )
-                for row in session.execute(query).mappings():
-                    self.db_printings[(row["set_id"], row["number"])] = dict(row)
+                pt = table_of(Printing)
+                self.db_printing_count = session.execute(
+                    select(func.count()).select_from(pt).where(pt.c.set_id.in_(set_ids))
+                ).scalar_one()
         self._check_rows()
+        if self.read_problems:
+            return self  # as when the rows could not be read before: nothing more is checked
         self._check_reprints_against_database()
         self._check_templates_fillable()
         self._check_formats()
+        del self.numbers, self.covered, self.db_changed
         return self
+
+    def parsed(self, row: Row) -> tuple[str | None, str, ParsedCard | None, list[Any]]:
+        """(set code, number, parsed card or None, field errors) of one row."""
+        values = row.values
+        set_word = values.get("set", "").strip()
+        set_code = self.folded_sets.get(fold(set_word)) if set_word else None
+        number = values.get("number", "").strip()
+        try:
+            return set_code, number, self.game.parse_row(values), []
+        except RowErrors as errors:
+            return set_code, number, None, errors.errors
 
     def _check_rows(self) -> None:
         known_sets = {s.code for s in self.source.sets} | set(self.db_sets)
-        folded_sets = {fold(code): code for code in known_sets}
-        seen_numbers: dict[tuple[str, str], Any] = {}
-        total = len(self.source.rows)
-        for index, row in enumerate(self.source.rows, start=1):
-            if self.progress and (index % 5000 == 0 or index == total):
-                self.progress("检查", index, total)
-            values = row.values
-            set_word = values.get("set", "").strip()
-            set_code = folded_sets.get(fold(set_word)) if set_word else None
-            if set_code is None:
+        self.folded_sets = {fold(code): code for code in known_sets}
+        self.numbers: dict[str, int] = {}
+        self.covered: set[int] = set()  # database printings this import rewrites
+        self.db_changed: dict[int, str] = {}  # database card id → name, for cards whose rules differ
+        pending: list[tuple[Row, str, dict[str, Any], int]] = []  # contradictions within the import
+        total = self.source.estimated_rows()
+        index = 0
+        for chunk in chunks(self.source.iter_rows(self.read_problems)):
+            first_seen: dict[str, str] = {}  # name → rules digest, for cards new to this import
+            checked: list[Checked] = []
+            keys: dict[str, list[str]] = {}  # set code → numbers, for the database lookup
+            for row in chunk:
+                index += 1
+                self.rows += 1
+                if self.progress and index % 5000 == 0:
+                    self.progress("检查", index, max(total, index))
+                set_word = row.values.get("set", "").strip()
+                set_code, number, parsed, errors = self.parsed(row)
+                if set_code is None:
+                    self.problem(
+                        row.file,
+                        row.line,
+                        "set",
+                        f"未知的系列代码「{set_word}」：manifest.toml 和数据库里都没有",
+                        f"unknown set code {set_word!r}: not in manifest.toml nor in the database",
+                    )
+                if not number:
+                    self.problem(row.file, row.line, "number", "编号为空", "the collector number is empty")
+                elif set_code is not None:
+                    key = f"{set_code}\x1f{fold(number)}"
+                    first = self.numbers.get(key)
+                    if first is not None:
+                        first_file, first_line = self.where(first)
+                        self.problem(
+                            row.file,
+                            row.line,
+                            "number",
+                            f"编号 {number} 在系列 {set_code} 中重复（{first_file}:{first_line} 已有）",
+                            f"duplicate number {number} in set {set_code} (first at {first_file}:{first_line})",
+                        )
+                    else:
+                        self.numbers[key] = self.place(row)
+                for error in errors:
+                    self.problem(row.file, row.line, error.column, error.message.zh, error.message.en)
+                if parsed is None:
+                    continue
+                name = row.values["name"].strip()
+                stored = card_columns(parsed.card)
+                digest = bytes.fromhex(stored["rules_hash"])
+                if parsed.card.get("name_en"):
+                    self.name_en.setdefault(name, parsed.card["name_en"])
+                known = self.cards.get(name)
+                first_row = False
+                if known is not None:
+                    if known[0] != digest:
+                        pending.append((row, name, stored, known[1]))
+                else:
+                    known = self.cards[name] = (digest, self.place(row), 0, None)
+                    first_seen[name] = stored["rules_hash"]
+                    first_row = True
+                if set_code is not None and number:
+                    self.printing_rows += 1
+                    rank = parsed.printing["rarity_rank"]
+                    sets = known[3]
+                    if sets is None:
+                        sets = set_code
+                    elif isinstance(sets, str) and sets != set_code:
+                        sets = frozenset((sets, set_code))
+                    elif isinstance(sets, frozenset) and set_code not in sets:
+                        sets = sets | {set_code}
+                    self.cards[name] = (known[0], known[1], known[2] | 1 << rank, sets)
+                    self.rarities_by_set.setdefault(set_code, set()).add(parsed.printing["rarity"])
+                    if set_code in self.db_sets:
+                        keys.setdefault(set_code, []).append(number)
+                    checked.append((set_code, number, name, parsed.printing, stored if first_row else None))
+            self._look_up_database(first_seen, keys)
+            if not self.problems and not self.read_problems:
+                data = marshal.dumps(checked)  # the writer reads it back: no second parse
+                self.checked.write(len(data).to_bytes(8, "little") + data)
+        if self.progress:
+            self.progress("检查", index, index)
+        self._describe_contradictions(pending)
+
+    def _look_up_database(self, first_seen: dict[str, str], keys: dict[str, list[str]]) -> None:
+        """One chunk against the database: which existing cards it changes the rules of, and
+        which existing printings it rewrites."""
+        if self.db_card_count and first_seen:
+            for card_id, name, digest in self.existing_cards(list(first_seen), ("id", "name", "rules_hash")):
+                if digest != first_seen[name]:
+                    self.db_changed[card_id] = name
+        if self.db_printing_count:
+            for printing in self.existing_printings(keys, ("id",)):
+                self.covered.add(printing[0])
+
+    def existing_cards(self, names: list[str], columns: tuple[str, ...]) -> Iterator[Any]:
+        """The game's cards among ``names`` (rows of ``columns``)."""
+        if self.game_row is None:
+            return
+        table = table_of(Card)
+        for start in range(0, len(names), BATCH):
+            yield from self.session.execute(
+                select(*[table.c[c] for c in columns]).where(
+                    table.c.game_id == self.game_row.id, table.c.name.in_(names[start : start + BATCH])
+                )
+            )
+
+    def existing_printings(self, keys: dict[str, list[str]], columns: tuple[str, ...]) -> Iterator[Any]:
+        """The database printings at ``{set code: [numbers]}`` (rows of ``columns``)."""
+        table = table_of(Printing)
+        for set_code, numbers in keys.items():
+            for start in range(0, len(numbers), BATCH):
+                yield from self.session.execute(
+                    select(*[table.c[c] for c in columns]).where(
+                        table.c.set_id == self.db_sets[set_code].id, table.c.number.in_(numbers[start : start + BATCH])
+                    )
+                )
+
+    def stored_at(self, places: set[int]) -> dict[int, dict[str, Any]]:
+        """The card values of the rows at ``places``, read again from their files."""
+        found: dict[int, dict[str, Any]] = {}
+        if not places:
+            return found
+        for row in self.source.iter_rows():
+            place = self.place(row)
+            if place in places:
+                _set, _number, parsed, _errors = self.parsed(row)
+                if parsed is not None:
+                    found[place] = card_columns(parsed.card)
+                if len(found) == len(places):
+                    break
+        return found
+
+    def _describe_contradictions(self, pending: list[tuple[Row, str, dict[str, Any], int]]) -> None:
+        firsts = self.stored_at({first for _row, _name, _stored, first in pending})
+        for row, name, stored, first in pending:
+            first_values = firsts[first]
+            differences = _differences(first_values, stored)
+            if differences:
+                first_file, first_line = self.where(first)
                 self.problem(
                     row.file,
                     row.line,
-                    "set",
-                    f"未知的系列代码「{set_word}」：manifest.toml 和数据库里都没有",
-                    f"unknown set code {set_word!r}: not in manifest.toml nor in the database",
+                    differences[0],
+                    f"同名卡「{name}」的规则字段与 {first_file}:{first_line} 不一致："
+                    f"{_describe(differences, first_values, stored)}",
+                    f"card {name!r} contradicts {first_file}:{first_line} in {', '.join(differences)}",
                 )
-            number = values.get("number", "").strip()
-            if not number:
-                self.problem(row.file, row.line, "number", "编号为空", "the collector number is empty")
-            elif set_code is not None:
-                key = (set_code, fold(number))
-                if key in seen_numbers:
-                    first = seen_numbers[key]
-                    self.problem(
-                        row.file,
-                        row.line,
-                        "number",
-                        f"编号 {number} 在系列 {set_code} 中重复（{first.file}:{first.line} 已有）",
-                        f"duplicate number {number} in set {set_code} (first at {first.file}:{first.line})",
-                    )
-                else:
-                    seen_numbers[key] = row
-            try:
-                parsed = self.game.parse_row(values)
-            except RowErrors as errors:
-                for error in errors.errors:
-                    self.problem(row.file, row.line, error.column, error.message.zh, error.message.en)
-                continue
-            finally:
-                # Parsed, the raw cells are not read again; the row stays only as a place (file,
-                # line) for messages. Released, a large import does not hold every row twice.
-                row.values = {}
-            name = values["name"].strip()
-            stored = card_columns(parsed.card)
-            if parsed.card.get("name_en"):
-                self.name_en.setdefault(name, parsed.card["name_en"])
-            if name in self.cards:
-                first_values, first_row = self.cards[name]
-                differences = (
-                    [] if first_values["rules_hash"] == stored["rules_hash"] else _differences(first_values, stored)
-                )
-                if differences:
-                    self.problem(
-                        row.file,
-                        row.line,
-                        differences[0],
-                        f"同名卡「{name}」的规则字段与 {first_row.file}:{first_row.line} 不一致："
-                        f"{_describe(differences, first_values, stored)}",
-                        f"card {name!r} contradicts {first_row.file}:{first_row.line} in {', '.join(differences)}",
-                    )
-            else:
-                self.cards[name] = (stored, row)
-            if set_code is not None and number:
-                self.printings.append((set_code, number, name, parsed.printing, row))
 
     def _check_reprints_against_database(self) -> None:
         """A card already in the database, printed in a set this import does not rewrite,
         must keep its rules fields; a card printed only where this import rewrites is
         updated (an erratum)."""
-        if not self.db_cards:
+        if not self.db_changed:
             return
-        covered: set[tuple[int, str]] = set()
-        for set_code, number, _name, _fields, _row in self.printings:
-            db_set = self.db_sets.get(set_code)
-            if db_set is not None:
-                covered.add((db_set.id, number))  # type: ignore[arg-type]  # a set read from the database has its id
+        table = table_of(Printing)
+        changed = sorted(self.db_changed)
         elsewhere: dict[int, tuple[int, str]] = {}
-        for (set_id, number), printing in self.db_printings.items():
-            if (set_id, number) not in covered:
-                elsewhere.setdefault(printing["card_id"], (set_id, number))
+        for start in range(0, len(changed), BATCH):
+            query = (
+                select(table.c.id, table.c.card_id, table.c.set_id, table.c.number)
+                .where(table.c.card_id.in_(changed[start : start + BATCH]))
+                .order_by(table.c.set_id, table.c.number)
+            )
+            for printing_id, card_id, set_id, number in self.session.execute(query):
+                if printing_id not in self.covered:
+                    elsewhere.setdefault(card_id, (set_id, number))
+        if not elsewhere:
+            return
         set_codes = {s.id: s.code for s in self.db_sets.values()}
-        for name, (stored, row) in self.cards.items():
-            existing = self.db_cards.get(name)
-            if existing is None or existing["id"] not in elsewhere:
-                continue
-            if existing["rules_hash"] == stored["rules_hash"]:
-                continue
-            full = self._full_card(existing["id"])
+        places = {card_id: self.cards[self.db_changed[card_id]][1] for card_id in elsewhere}
+        stored_by_place = self.stored_at(set(places.values()))
+        for card_id, (set_id, number) in sorted(elsewhere.items(), key=lambda item: places[item[0]]):
+            name = self.db_changed[card_id]
+            stored = stored_by_place[places[card_id]]
+            full = self._full_card(card_id)
             differences = _differences(full, stored)
             if differences:
-                set_id, number = elsewhere[existing["id"]]
+                file, line = self.where(places[card_id])
                 self.problem(
-                    row.file,
-                    row.line,
+                    file,
+                    line,
                     differences[0],
                     f"重印卡「{name}」与数据库中已有的同名卡（{set_codes.get(set_id)} {number}）规则字段矛盾："
                     f"{_describe(differences, full, stored)}",
@@ -229,15 +391,12 @@ class Plan:
 
     def _check_templates_fillable(self) -> None:
         templates = {t.name: t for t in self.source.templates}
-        rarities_by_set: dict[str, set[str]] = {}
-        for set_code, _number, _name, fields, _row in self.printings:
-            rarities_by_set.setdefault(set_code, set()).add(fields["rarity"])
         manifest = str(Path(self.source.path) / "manifest.toml")
         for spec in self.source.sets:
             template = templates.get(spec.pack or "")
             if template is None:
                 continue
-            present = rarities_by_set.get(spec.code, set())
+            present = self.rarities_by_set.get(spec.code, set())
             for slot in template.slots:
                 missing = [r for r, weight in slot["rarity"].items() if weight > 0 and r not in present]
                 missing += [r for r, n in (slot.get("box_collation") or {}).items() if n > 0 and r not in present]
@@ -256,9 +415,25 @@ class Plan:
     def _check_formats(self) -> None:
         manifest = str(Path(self.source.path) / "manifest.toml")
         known_sets = {s.code for s in self.source.sets} | set(self.db_sets)
-        known_cards = set(self.cards) | set(self.db_cards)
-        banned = [name for fmt in self.source.formats for name in fmt.banlist if name not in known_cards]
-        folded_cards = {fold(name): name for name in known_cards} if banned else {}
+        banned = list(dict.fromkeys(name for fmt in self.source.formats for name in fmt.banlist))
+        known = {name for name in banned if name in self.cards}
+        known |= {name for (name,) in self.existing_cards([n for n in banned if n not in known], ("name",))}
+        unknown = {fold(name) for name in banned if name not in known}
+        folded: set[str] = set()
+        if unknown:
+            # a ban list may spell a name in the other script: compare folded names
+            folded = {key for key in map(fold, self.cards) if key in unknown}
+            if self.game_row is not None:
+                table = table_of(Card)
+                keys = sorted(unknown)
+                for start in range(0, len(keys), BATCH):
+                    folded |= set(
+                        self.session.scalars(
+                            select(table.c.name_key).where(
+                                table.c.game_id == self.game_row.id, table.c.name_key.in_(keys[start : start + BATCH])
+                            )
+                        )
+                    )
         for fmt in self.source.formats:
             for pattern in fmt.legal_sets:
                 if pattern == "*" or any(ch in pattern for ch in "*?["):
@@ -272,7 +447,7 @@ class Plan:
                         f"format {fmt.code}: legal set {pattern!r} does not exist",
                     )
             for card_name in fmt.banlist:
-                if card_name not in known_cards and fold(card_name) not in folded_cards:
+                if card_name not in known and fold(card_name) not in folded:
                     self.problem(
                         manifest,
                         fmt.line,
@@ -285,8 +460,6 @@ class Plan:
         columns = [table_of(Card).c[name] for name in RULES_FIELDS]
         row = self.session.execute(select(*columns).where(table_of(Card).c.id == card_id)).mappings().one()
         return dict(row)
-
-    # ---- writing --------------------------------------------------------------------------
 
 
 def _differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:

@@ -13,7 +13,7 @@ from sqlmodel import col, select
 
 from catalog.games import GameModule
 from catalog.ingest.bulk import BATCH, batched, bulk_insert, drop_secondary_indexes
-from catalog.ingest.validate import PRINTING_FIELDS, Plan
+from catalog.ingest.validate import PRINTING_FIELDS, Checked, Plan
 from catalog.models import (
     BanEntry,
     Card,
@@ -125,10 +125,17 @@ class PlanWriter(Plan):
                 report.sets.unchanged += 1
         session.flush()
 
-        bulk = len(self.cards) - len(self.db_cards) > BULK_THRESHOLD
+        bulk = len(self.cards) - self.db_card_count > BULK_THRESHOLD
         dropped = drop_secondary_indexes(self.session) if bulk else []
-        card_ids = self._write_cards(game_id, report)
-        self._write_printings(card_ids, report)
+        self.db_card_ids: set[int] = set()  # this import's cards that were in the database before
+        self.affected: set[int] = set()  # existing cards whose printing summary must be recomputed
+        done = 0
+        for rows in self.checked_chunks():
+            self._write_cards(game_id, rows, report)
+            self._write_printings(rows, report)
+            done += len(rows)
+            if self.progress:
+                self.progress("写入", done, self.printing_rows)
         for index in dropped:
             index.create(self.session.connection())
         if bulk and self.session.get_bind().dialect.name == "postgresql":
@@ -137,17 +144,30 @@ class PlanWriter(Plan):
             # a sort key from its declared length (the search benchmark ran 1.5× slower).
             for model in (Card, Printing, CardTrait, CardKeyword, CardSearch, CardText):
                 self.session.connection().exec_driver_sql(f'ANALYZE "{table_of(model).name}"')
+        self._refresh_summaries(self.affected)
         self._write_formats(game_id, report)
         report.cards_removed += self._remove_orphans(game_id)
 
-    def _write_cards(self, game_id: int, report: ImportReport) -> dict[str, int]:
+    def _write_cards(self, game_id: int, rows: list[Checked], report: ImportReport) -> None:
+        """The cards one chunk prints first in this import: inserted when new, rewritten when
+        their rules or English name changed (with their trait, keyword, search and text rows)."""
         table = table_of(Card)
+        first = {name: stored for _set_code, _number, name, _printing, stored in rows if stored is not None}
+        if not first:
+            return
+        existing = {
+            name: (card_id, name_en, digest)
+            for card_id, name, name_en, digest in (
+                self.existing_cards(list(first), ("id", "name", "name_en", "rules_hash")) if self.db_card_count else ()
+            )
+        }
         new_rows: list[dict[str, Any]] = []
         changed: list[dict[str, Any]] = []
-        for name, (stored, _row) in self.cards.items():
-            existing = self.db_cards.get(name)
-            name_en = self.name_en.get(name, existing["name_en"] if existing else "")
-            if existing is None:
+        summaries: dict[str, tuple[int, int]] = {}
+        for name, stored in first.items():
+            known = existing.get(name)
+            name_en = self.name_en.get(name, known[1] if known else "")
+            if known is None:
                 new_rows.append(
                     {
                         "game_id": game_id,
@@ -157,88 +177,56 @@ class PlanWriter(Plan):
                         **search_keys(name, stored["text"], stored["attributes"], self.game),
                     }
                 )
-            elif existing["rules_hash"] != stored["rules_hash"] or existing["name_en"] != name_en:
-                changed.append(
-                    {
-                        "_id": existing["id"],
-                        "name": name,
-                        "name_en": name_en,
-                        **stored,
-                        **search_keys(name, stored["text"], stored["attributes"], self.game),
-                    }
-                )
+                _digest, _place, mask, sets = self.cards[name]
+                summaries[name] = (mask, 0 if sets is None else 1 if isinstance(sets, str) else len(sets))
             else:
-                report.cards.unchanged += 1
-        batched(self.progress, "写入卡牌", lambda chunk: bulk_insert(self.session, table, chunk), new_rows)
+                self.cards[name] = known[0]
+                self.db_card_ids.add(known[0])
+                if known[2] != stored["rules_hash"] or known[1] != name_en:
+                    changed.append(
+                        {
+                            "_id": known[0],
+                            "name": name,
+                            "name_en": name_en,
+                            **stored,
+                            **search_keys(name, stored["text"], stored["attributes"], self.game),
+                        }
+                    )
+                else:
+                    report.cards.unchanged += 1
+        bulk_insert(self.session, table, new_rows)
         if changed:
             columns: dict[str, Any] = {key: bindparam(key) for key in changed[0] if key != "_id"}
             statement = update(table).where(table.c.id == bindparam("_id")).values(columns)
-            batched(
-                self.progress, "更新卡牌", lambda chunk: self.session.connection().execute(statement, chunk), changed
-            )
+            self.session.connection().execute(statement, changed)
+            changed_ids = [row["_id"] for row in changed]
+            self.session.execute(delete(CardTrait).where(col(CardTrait.card_id).in_(changed_ids)))
+            self.session.execute(delete(CardKeyword).where(col(CardKeyword.card_id).in_(changed_ids)))
+            self.session.execute(delete(CardSearch).where(col(CardSearch.card_id).in_(changed_ids)))
+            self.session.execute(delete(CardText).where(col(CardText.card_id).in_(changed_ids)))
+            self.affected.update(changed_ids)
         report.cards.added += len(new_rows)
         report.cards.updated += len(changed)
-
-        ids = {
-            name: card_id
-            for card_id, name in self.session.execute(
-                select(table.c.id, table.c.name).where(table.c.game_id == game_id)
-            )
-        }
-        touched = [ids[row["name"]] for row in new_rows] + [row["_id"] for row in changed]
-        if changed:
-            changed_ids = [row["_id"] for row in changed]
-            for start in range(0, len(changed_ids), BATCH):
-                chunk = changed_ids[start : start + BATCH]
-                self.session.execute(delete(CardTrait).where(col(CardTrait.card_id).in_(chunk)))
-                self.session.execute(delete(CardKeyword).where(col(CardKeyword.card_id).in_(chunk)))
-                self.session.execute(delete(CardSearch).where(col(CardSearch.card_id).in_(chunk)))
-                self.session.execute(delete(CardText).where(col(CardText.card_id).in_(chunk)))
-        by_id = {ids[name]: stored for name, (stored, _row) in self.cards.items()}
+        if new_rows:
+            names = [row["name"] for row in new_rows]
+            for card_id, name in self.existing_cards(names, ("id", "name")):
+                self.cards[name] = card_id
+        touched = [(self.cards[row["name"]], row) for row in new_rows] + [(row["_id"], row) for row in changed]
         traits: list[dict[str, Any]] = []
         keywords: list[dict[str, Any]] = []
-        for card_id in touched:
-            stored = by_id[card_id]
-            for trait in dict.fromkeys(stored["traits"]):
+        for card_id, row in touched:
+            for trait in dict.fromkeys(row["traits"]):
                 traits.append({"card_id": card_id, "trait": trait, "trait_key": fold(trait)})
-            for keyword in stored["keywords"]:
+            for keyword in row["keywords"]:
                 keywords.append({"card_id": card_id, **keyword})
-        del by_id
-        batched(self.progress, "写入特征", lambda chunk: bulk_insert(self.session, table_of(CardTrait), chunk), traits)
-        batched(
-            self.progress, "写入关键字", lambda chunk: bulk_insert(self.session, table_of(CardKeyword), chunk), keywords
-        )
-        del traits, keywords  # each kind of row is built, written and let go in turn (memory)
-        # New cards have every printing in this import, so their summaries are known now;
-        # changed and other existing cards get theirs from the database after the printings.
-        summaries = self._new_card_summaries()
-        searchable = [self._search_row(ids[row["name"]], game_id, row, summaries.get(row["name"])) for row in new_rows]
-        searchable += [self._search_row(row["_id"], game_id, row, None) for row in changed]
-        del summaries
-        batched(
-            self.progress,
-            "写入搜索索引",
-            lambda chunk: bulk_insert(self.session, table_of(CardSearch), chunk),
-            searchable,
-        )
-        del searchable
-        texts = [{"card_id": ids[row["name"]], "text_key": row["text_key"]} for row in new_rows]
-        texts += [{"card_id": row["_id"], "text_key": row["text_key"]} for row in changed]
-        batched(
-            self.progress, "写入文字索引", lambda chunk: bulk_insert(self.session, table_of(CardText), chunk), texts
-        )
-        del texts
-        self.changed_card_ids = [row["_id"] for row in changed]
-        return ids
-
-    def _new_card_summaries(self) -> dict[str, tuple[int, int]]:
-        """name → (rarity mask, set count) from this import's printings."""
-        masks: dict[str, int] = {}
-        sets: dict[str, set[str]] = {}
-        for set_code, _number, name, fields, _row in self.printings:
-            masks[name] = masks.get(name, 0) | (1 << fields["rarity_rank"])
-            sets.setdefault(name, set()).add(set_code)
-        return {name: (mask, len(sets[name])) for name, mask in masks.items()}
+        bulk_insert(self.session, table_of(CardTrait), traits)
+        bulk_insert(self.session, table_of(CardKeyword), keywords)
+        # A new card has every printing in this import, so its summary is known from the check;
+        # a changed card gets its own from the database once the printings are written.
+        searchable = [self._search_row(card_id, game_id, row, summaries.get(row["name"])) for card_id, row in touched]
+        bulk_insert(self.session, table_of(CardSearch), searchable)
+        texts = [{"card_id": card_id, "text_key": row["text_key"]} for card_id, row in touched]
+        bulk_insert(self.session, table_of(CardText), texts)
 
     def _refresh_summaries(self, card_ids: Iterable[int]) -> None:
         """Recompute the printing summaries of existing cards whose printings may have changed."""
@@ -292,52 +280,60 @@ class PlanWriter(Plan):
             "set_count": set_count,
         }
 
-    def _write_printings(self, card_ids: dict[str, int], report: ImportReport) -> None:
+    def _write_printings(self, rows: list[Checked], report: ImportReport) -> None:
         table = table_of(Printing)
+        existing: dict[tuple[int, str], dict[str, Any]] = {}
+        if self.db_printing_count:
+            keys: dict[str, list[str]] = {}
+            for set_code, number, _name, _printing, _stored in rows:
+                if set_code in self.db_sets and self.db_sets[set_code].id is not None:
+                    keys.setdefault(set_code, []).append(number)
+            columns = ("id", "set_id", "number", *PRINTING_FIELDS)
+            for found in self.existing_printings(keys, columns):
+                existing[(found.set_id, found.number)] = dict(found._mapping)
         new_rows: list[dict[str, Any]] = []
         changed: list[dict[str, Any]] = []
-        previous_cards: list[int] = []  # the card a changed printing belonged to before
-        for set_code, number, name, fields, _row in self.printings:
+        for set_code, number, name, printing, _stored in rows:
             set_id = self.db_sets[set_code].id
-            values = {"card_id": card_ids[name], "number_key": fold(number), **fields}
+            card_id = self.cards[name]
+            values = {"card_id": card_id, "number_key": fold(number), **printing}
             # why the type: ignore below: a set read or flushed has its id
-            existing = self.db_printings.get((set_id, number))  # type: ignore[arg-type]
-            if existing is None:
+            before = existing.get((set_id, number))  # type: ignore[arg-type]
+            if before is None:
                 new_rows.append({"set_id": set_id, "number": number, **values})
-            elif any(existing[k] != values[k] for k in PRINTING_FIELDS):
-                changed.append({"_id": existing["id"], **values})
-                previous_cards.append(existing["card_id"])
+                if card_id in self.db_card_ids:
+                    self.affected.add(card_id)  # an existing card gained a printing
+            elif any(before[k] != values[k] for k in PRINTING_FIELDS):
+                changed.append({"_id": before["id"], **values})
+                self.affected.add(before["card_id"])  # the card it belonged to before
+                if card_id in self.db_card_ids:
+                    self.affected.add(card_id)
             else:
                 report.printings.unchanged += 1
-        batched(self.progress, "写入印刷", lambda chunk: bulk_insert(self.session, table, chunk), new_rows)
+        bulk_insert(self.session, table, new_rows)
         if changed:
-            columns: dict[str, Any] = {key: bindparam(key) for key in changed[0] if key != "_id"}
-            statement = update(table).where(table.c.id == bindparam("_id")).values(columns)
-            batched(
-                self.progress, "更新印刷", lambda chunk: self.session.connection().execute(statement, chunk), changed
-            )
+            columns_: dict[str, Any] = {key: bindparam(key) for key in changed[0] if key != "_id"}
+            statement = update(table).where(table.c.id == bindparam("_id")).values(columns_)
+            self.session.connection().execute(statement, changed)
         report.printings.added += len(new_rows)
         report.printings.updated += len(changed)
-        # Existing cards that gained, lost or changed a printing (a new card's summary is
-        # already right), plus the cards whose rules changed (their search row was rewritten).
-        new_names = {name for name in self.cards if name not in self.db_cards}
-        old_ids = {card_id for name, card_id in card_ids.items() if name not in new_names}
-        affected = [row["card_id"] for row in new_rows if row["card_id"] in old_ids]
-        affected += [row["card_id"] for row in changed if row["card_id"] in old_ids]
-        affected += previous_cards
-        self._refresh_summaries([*affected, *self.changed_card_ids])
 
     def _write_formats(self, game_id: int, report: ImportReport) -> None:
         session = self.session
         if not self.source.formats:
             return
         existing = {f.code: f for f in session.scalars(select(Format).where(Format.game_id == game_id))}
-        card_ids = {
-            fold(name): card_id
-            for card_id, name in session.execute(
-                select(table_of(Card).c.id, table_of(Card).c.name).where(table_of(Card).c.game_id == game_id)
+        # every ban-list name was checked to be one of the game's cards, as written or folded
+        table = table_of(Card)
+        wanted = sorted({fold(name) for spec in self.source.formats for name in spec.banlist})
+        card_ids: dict[str, int] = {}
+        for start in range(0, len(wanted), BATCH):
+            query = (
+                select(table.c.id, table.c.name_key)
+                .where(table.c.game_id == game_id, table.c.name_key.in_(wanted[start : start + BATCH]))
+                .order_by(table.c.id)
             )
-        }
+            card_ids.update({name_key: card_id for card_id, name_key in session.execute(query)})
         for spec in self.source.formats:
             bans = {card_ids[fold(name)]: limit for name, limit in spec.banlist.items()}
             fmt = existing.get(spec.code)

@@ -83,8 +83,8 @@ def _url(database: str, size: int, directory: Path) -> str | None:
     return make_url(SERVER_URL).set(database=name).render_as_string(hide_password=False)
 
 
-def _import(url: str, folder: Path) -> tuple[float, float]:
-    """(seconds, peak resident MB) of importing ``folder`` in a child process."""
+def _import(url: str, folder: Path) -> tuple[float, float, float]:
+    """(seconds, CPU seconds, peak resident MB) of importing ``folder`` in a child process."""
     with subprocess.Popen(
         [sys.executable, "-c", IMPORT_CHILD, url, str(folder)], stdout=subprocess.PIPE, text=True
     ) as child:
@@ -94,7 +94,7 @@ def _import(url: str, folder: Path) -> tuple[float, float]:
         child.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
     assert child.returncode == 0, output
     seconds, _added = output.split()
-    return float(seconds), usage.ru_maxrss / 1024  # kB on Linux
+    return float(seconds), usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024  # kB on Linux
 
 
 def _median_p95(samples: list[float]) -> tuple[float, float]:
@@ -182,19 +182,41 @@ def test_a_million_printings(tmp_path_factory: pytest.TempPathFactory) -> None:
             if url is None:
                 print(f"{database} not measured: no server")
                 continue
-            seconds, peak = _import(url, folder)
-            figures = {"import s": seconds, "printings/s": size / seconds, "import peak MB": peak}
+            load = os.getloadavg()[0]
+            seconds, cpu, peak = _import(url, folder)
+            figures = {
+                "import s": seconds,
+                "import CPU s": cpu,
+                "printings/s": size / seconds,
+                "import peak RSS MB": peak,
+            }
+            figures["load at import"] = load
             figures |= _measure(url, size)
+            figures["load after"] = os.getloadavg()[0]
             results[(database, size)] = figures
-            loads.append(os.getloadavg()[0])
+            loads += [load, figures["load after"]]
             print(f"  {database}: " + ", ".join(f"{k} {v:,.1f}" for k, v in figures.items()), flush=True)
+            _table(results, database)
     print(f"\nA million printings (issue 17): load average {min(loads):.1f}–{max(loads):.1f}")
-    small, large = min(SIZES), max(SIZES)
     for database in DATABASES:
-        if (database, small) not in results or (database, large) not in results:
-            continue
-        print(f"{database}: {small:,} → {large:,} printings (×{large / small:.0f})")
-        for key, before in results[(database, small)].items():
-            after = results[(database, large)][key]
-            print(f"  {key:<28} {before:10,.1f} → {after:10,.1f}   ×{after / before if before else float('nan'):.2f}")
+        _table(results, database)
     assert results
+
+
+def _table(results: dict[tuple[str, int], dict[str, float]], database: str) -> None:
+    """The figures of every size side by side, and the growth from the smallest to the largest
+    (for 10× the printings, ×10 is linear; the import's memory is also given per printing)."""
+    sizes = [size for size in SIZES if (database, size) in results]
+    if not sizes:
+        return
+    small, large = sizes[0], sizes[-1]
+    header = "".join(f"{f'{size:,}':>14}" for size in sizes)
+    print(f"\n{database}: {' → '.join(f'{size:,}' for size in sizes)} printings (×{large / small:.0f})")
+    print(f"  {'':<28}{header}   growth")
+    for key in results[(database, small)]:
+        values = [results[(database, size)][key] for size in sizes]
+        growth = f"×{values[-1] / values[0]:.2f}" if values[0] and len(sizes) > 1 else ""
+        print(f"  {key:<28}" + "".join(f"{v:14,.1f}" for v in values) + f"   {growth}")
+    if len(sizes) > 1:
+        grown = results[(database, large)]["import peak RSS MB"] - results[(database, small)]["import peak RSS MB"]
+        print(f"  import peak RSS grows {grown * 1024 * 1024 / (large - small):,.0f} bytes per printing", flush=True)
