@@ -34,6 +34,18 @@ ORDERS = {
 }
 
 
+@pytest.fixture(autouse=True, params=["sorted in SQL", "sorted by ranks"])
+def sorting(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test twice: with the sample's small collections sorted in SQL, and sorted by the
+    catalogue's ranks as a large collection is (catalog.collection.ordering)."""
+    from catalog.collection import listing, ordering
+
+    listing.cache_clear()
+    if request.param == "sorted by ranks":
+        monkeypatch.setattr(ordering, "RANKED_FROM", 0)
+    return str(request.param)
+
+
 @pytest.fixture
 def collector(sample_catalogue: Engine, make_user: Any) -> int:
     """A user owning every third printing of the sample (all four games), every fifth of them in
@@ -203,4 +215,36 @@ def test_a_kept_placing_follows_every_change(sample_catalogue: Engine, collector
         session.execute(update(CardSet).where(SET.code == "M4").values(position=m1))
         session.execute(update(Game).where(GAME.slug == "samsara").values(catalogue_version="swapped"))
     with Session(sample_catalogue) as session:
+        check(session)
+    # Two sets sharing a place and collector numbers: their printings tie in set order, and
+    # the items' ids decide (the ranks are dense).
+    with catalog_db.transaction(sample_catalogue) as session:
+        session.execute(update(CardSet).where(SET.code == "M1").values(position=m1))  # where M4 is now
+        m1_id = session.scalar(select(SET.id).where(SET.code == "M1"))
+        session.execute(
+            update(Printing).where(PRINTING.set_id == m1_id).values(number="M4-" + func.substr(PRINTING.number, 4))
+        )
+        session.execute(update(Game).where(GAME.slug == "samsara").values(catalogue_version="shared"))
+        tied = session.execute(
+            select(func.min(PRINTING.id), func.max(PRINTING.id))
+            .join(CardSet, SET.id == PRINTING.set_id)
+            .where(SET.code.in_(["M1", "M4"]))
+            .group_by(PRINTING.number)
+            .having(func.count() > 1)
+        ).first()
+        assert tied is not None
+        # New items of two tied printings, the later printing's first: their ids run against
+        # the printings' order, which must not decide.
+        for pid in reversed(tuple(tied)):
+            grade = ItemGrade("DMG", "日", "闪")
+            adjust(session=session, user_id=collector, printing_id=pid, grade=grade, delta=3, reason="manual", now=NOW)
+    with Session(sample_catalogue) as session:
+        # The page reads its rows in SQL's order, so a tie inside one page cannot show: the
+        # ranks themselves must tie.
+        from catalog.collection import ordering
+        from catalog.collection.listing import database_of
+
+        catalogue = tuple(sorted(session.execute(select(GAME.slug, GAME.catalogue_version)).all()))
+        table = ordering.ranks(session, database_of(session), "set", catalogue)
+        assert table is not None and table[tied[0]] == table[tied[1]]
         check(session)

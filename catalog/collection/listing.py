@@ -28,6 +28,7 @@ A search-language filter (``printing_ids``) is kept only when the caller names i
 
 from __future__ import annotations
 
+import bisect
 import threading
 from array import array
 from collections import OrderedDict
@@ -38,9 +39,11 @@ from typing import Any
 from sqlalchemy import func, or_, select
 from sqlmodel import Session
 
+from catalog.collection import ordering as order_ranks
 from catalog.collection.grades import ItemGrade
 from catalog.collection.tables import CARD, GAME, ITEM, LEDGER, PRINTING, SET
 from catalog.models import Card, CardSet, CollectionItem, Game, Printing
+from catalog.pauses import collector_paused
 from catalog.text import fold
 
 MAX_PER_PAGE = 500
@@ -85,13 +88,15 @@ class Page:
 
 @dataclass(frozen=True)
 class _Placing:
-    """Where every matching item stands in the page order: either every item id in that order,
-    or (set order, no search filter) the item count of each group of sets — sets sharing a game
-    and a position interleave by number — with each group's ordered ids read when a page first
-    falls in it."""
+    """Where every matching item stands in the page order: either every item id in that order
+    (``ids``, sorted in SQL; or ``keys``, sorted by the catalogue's ranks: see
+    :mod:`catalog.collection.ordering`), or (set order, no search filter) the item count of
+    each group of sets — sets sharing a game and a position interleave by number — with each
+    group's ordered ids read when a page first falls in it."""
 
     total: int
     ids: array[int] | None = None
+    keys: array[int] | None = None  # rank << ID_BITS | item id, in order
     groups: tuple[tuple[tuple[int, ...], int], ...] = ()  # ((set ids), matching items), in page order
     group_ids: dict[int, array[int]] = field(default_factory=dict)  # group index → its ordered item ids
 
@@ -100,8 +105,39 @@ class _Placing:
         """The item ids it holds, or may come to hold."""
         return self.total
 
+    def moved(self, gone: dict[int, int], entered: dict[int, tuple[int, int | None]]) -> _Placing | None:
+        """This placing less the items ``gone`` (item id → its printing's set id), which it
+        holds, and with the items ``entered`` (item id → (set id, sort key or None)), which it
+        does not; None when it cannot take them in (placed in SQL: place anew)."""
+        placing = self.without(gone) if gone else self
+        if not entered:
+            return placing
+        if placing.keys is not None:
+            keys = array("q", placing.keys)
+            for _set_id, key in entered.values():
+                if key is None:
+                    return None
+                bisect.insort(keys, key)
+            return _Placing(len(keys), keys=keys)
+        if placing.ids is not None:
+            return None
+        group_of = {set_id: index for index, (members, _count) in enumerate(placing.groups) for set_id in members}
+        counts = [count for _members, count in placing.groups]
+        group_ids = dict(placing.group_ids)
+        for set_id, _key in entered.values():
+            index = group_of[set_id]  # KeyError: the first item of a set: place anew
+            counts[index] += 1
+            group_ids.pop(index, None)  # read again when a page falls in it
+        groups = tuple((members, count) for (members, _old), count in zip(placing.groups, counts, strict=True))
+        return _Placing(placing.total + len(entered), groups=groups, group_ids=group_ids)
+
     def without(self, gone: dict[int, int]) -> _Placing:
         """This placing less the items ``gone`` (item id → its printing's set id), which it holds."""
+        if self.keys is not None:
+            keys = array("q", (key for key in self.keys if key & order_ranks.ID_MASK not in gone))
+            if len(keys) != len(self.keys) - len(gone):
+                raise ValueError("an item gone was not in the placing")
+            return _Placing(len(keys), keys=keys)
         if self.ids is not None:
             ids = array("q", self.ids)
             for item_id in gone:
@@ -122,6 +158,8 @@ class _Placing:
     def page_ids(self, offset: int, per_page: int, read_group: Callable[[tuple[int, ...]], array[int]]) -> list[int]:
         """The ids of items ``offset`` to ``offset + per_page``; ``read_group`` reads the ordered
         ids of a group of sets not read before."""
+        if self.keys is not None:
+            return [key & order_ranks.ID_MASK for key in self.keys[offset : offset + per_page]]
         if self.ids is not None:
             return list(self.ids[offset : offset + per_page])
         out: list[int] = []
@@ -143,9 +181,12 @@ _kept_weight = 0
 _kept_lock = threading.Lock()
 
 
-def cache_clear() -> None:
-    """Forget every kept placing and total (tests that empty a database under a running process)."""
+def cache_clear(*, ranks: bool = True) -> None:
+    """Forget every kept placing and total (tests that empty a database under a running process),
+    and the catalogue's ranks unless ``ranks`` is False."""
     global _kept_weight
+    if ranks:
+        order_ranks.cache_clear()
     with _kept_lock:
         _kept.clear()
         _newest.clear()
@@ -333,21 +374,29 @@ def collection_page(
     placing: _Placing | None = None
     what: Hashable = None
     catalogue = dict(session.execute(select(GAME.slug, GAME.catalogue_version)).all())
+    catalogue_key = tuple(sorted(catalogue.items()))
+    database = database_of(session)
     version = collection_version(session, user_id)
     if printing_ids is None or filter_key is not None:
         filters = (fold(query or ""), fold(set_code or ""), game or "", for_trade_only, filter_key)
-        what = ("placing", database_of(session), user_id, tuple(sorted(catalogue.items())), filters, order)
+        what = ("placing", database, user_id, catalogue_key, filters, order)
         placing = kept(what, version)
         unread = printing_ids is None or (isinstance(filter_key, SearchFilter) and not filter_key.reads_quantities)
         if placing is None and unread:  # the selection reads no quantities beyond quantity > 0
-            selected = _joined(select(ITEM.id, PRINTING.set_id), needs | {"printing"}).where(*selection)
-            placing = _moved_on(session, user_id, what, version, for_trade_only, selected)
+            selected = _joined(select(ITEM.id, PRINTING.set_id, ITEM.printing_id), needs | {"printing"})
+            placing = _moved_on(
+                session,
+                user_id,
+                (what, version),
+                for_trade_only,
+                selected.where(*selection),
+                lambda: order_ranks.ranks(session, database, order, catalogue_key),
+            )
     ordered_ids = _joined(select(ITEM.id), needs | order_needs).where(*conditions).order_by(*ordering)
     if placing is None:
         if order == "name" or printing_ids is not None:
             # Sorted whole: a search filter is evaluated once here, never again per page.
-            every = array("q", session.scalars(ordered_ids))
-            placing = _Placing(len(every), ids=every)
+            placing = _place_whole(session, conditions, needs, ordered_ids, (database, order, catalogue_key))
         else:
             placing = _place_by_set(session, conditions, needs)
     if what is not None:
@@ -388,13 +437,21 @@ def collection_page(
 
 
 def _moved_on(
-    session: Session, user_id: int, what: Hashable, version: int, for_trade_only: bool, selected: Any
+    session: Session,
+    user_id: int,
+    kept_as: tuple[Hashable, int],
+    for_trade_only: bool,
+    selected: Any,
+    rank_table: Callable[[], array[int] | None],
 ) -> _Placing | None:
     """An older version's placing moved on to ``version``: as it was when no item changed since
     entered or left the page's selection (+1 on an item owned), less the items that left it (a
-    quantity fallen to 0; a quantity for trade, when the page shows only those); None when an
-    item entered it (placing anew finds where it goes) or when no older placing is kept.
-    ``selected``: the items' (id, set id) under the page's filters other than the quantities."""
+    quantity fallen to 0; a quantity for trade, when the page shows only those), with the items
+    that entered it (a new card) where they go when the placing can say (:meth:`_Placing.moved`);
+    None when it cannot or when no older placing is kept. ``selected``: the items' (id, set id,
+    printing id) under the page's filters other than the quantities; ``rank_table``: the
+    catalogue's ranks in the page's order (sort keys of the items entering)."""
+    what, version = kept_as
     older = kept_before(what, version)
     changes = changes_between(session, user_id, older[0], version) if older is not None else None
     if older is None or changes is None:
@@ -408,18 +465,44 @@ def _moved_on(
     if not moved:
         return placing
     rows = session.execute(selected.where(ITEM.id.in_([ch.item_id for ch in moved])))
-    matching = {item_id: set_id for item_id, set_id in rows}
+    matching = {item_id: (set_id, printing_id) for item_id, set_id, printing_id in rows}
     gone: dict[int, int] = {}
+    entered: dict[int, tuple[int, int | None]] = {}
     for change in moved:
         if change.item_id not in matching:
             continue  # not on these pages, then or now
-        if shown(change.quantity, change.for_trade):
-            return None
-        gone[change.item_id] = matching[change.item_id]
+        set_id, printing_id = matching[change.item_id]
+        if not shown(change.quantity, change.for_trade):
+            gone[change.item_id] = set_id
+        elif placing.keys is not None:
+            table = rank_table()
+            key = None if table is None else order_ranks.key_of(table, printing_id, change.item_id)
+            entered[change.item_id] = (set_id, key)
+        else:
+            entered[change.item_id] = (set_id, None)
     try:
-        return placing.without(gone) if gone else placing
+        return placing.moved(gone, entered)
     except (ValueError, KeyError):  # not where it was said to be: place anew
         return None
+
+
+def _place_whole(
+    session: Session, conditions: list[Any], tables: set[str], ordered_ids: Any, ranked_by: tuple[str, str, Any]
+) -> _Placing:
+    """Every matching item in the page order: a large collection sorted by the catalogue's ranks
+    (:mod:`catalog.collection.ordering`), a small one (or one the ranks cannot order) in SQL."""
+    with collector_paused():  # tens of thousands of rows: see catalog.pauses
+        statement = _joined(select(ITEM.id, ITEM.printing_id), tables).where(*conditions)
+        rows = session.connection().execute(statement).all()  # Core rows: no ORM loading
+        if len(rows) >= order_ranks.RANKED_FROM:
+            database, order, catalogue_key = ranked_by
+            table = order_ranks.ranks(session, database, order, catalogue_key)
+            largest = session.scalar(select(func.max(ITEM.id))) or 0  # the primary key's last entry
+            keys = order_ranks.sorted_keys(table, rows, largest) if table is not None else None
+            if keys is not None:
+                return _Placing(len(keys), keys=keys)
+        every = array("q", session.scalars(ordered_ids))
+    return _Placing(len(every), ids=every)
 
 
 def _place_by_set(session: Session, conditions: list[Any], tables: set[str]) -> _Placing:

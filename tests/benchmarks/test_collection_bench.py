@@ -167,6 +167,27 @@ PAGE_URLS = [
     ("game, page 300", "/collection?game=samsara&page=300"),
     ("set=X120, page 3", "/collection?set=X120&page=3"),
 ]
+# Opened with no placing kept (the first open of these filters since the collection changed in
+# a way that moves items): every placing cleared before each run, the catalogue's ranks kept.
+COLD_URLS = [
+    ("page 1", "/collection"),
+    ("a later page (600)", "/collection?page=600"),
+    ("by name, page 1", "/collection?sort=name"),
+    ("by name, page 600", "/collection?sort=name&page=600"),
+    ("q=a:火 r>=UR, page 1", "/collection?q=a:%E7%81%AB+r%3E%3DUR"),
+    ("q=12 (in a name), page 10", "/collection?q=12&page=10"),
+]
+# Opened in a new process (nothing kept, the catalogue's ranks neither: they are made once per
+# process and catalogue version).
+NEW_PROCESS_URLS = [
+    ("by name, page 1", "/collection?sort=name"),
+    ("q=a:火 r>=UR, page 1", "/collection?q=a:%E7%81%AB+r%3E%3DUR"),
+]
+# After a card enters the collection (0 → 1, placed anew) or leaves it (1 → 0, taken out).
+MOVED_URLS = [
+    ("page 1", "/collection"),
+    ("by name, page 600", "/collection?sort=name&page=600"),
+]
 # After a change (+1 or −1 on one item, alternately): the page a person comes back to.
 CHANGED_URLS = [
     ("page 1", "/collection"),
@@ -202,7 +223,9 @@ def _timed_get(client: Any, path: str, into: tuple[list[float], list[float]]) ->
     assert response.status_code == 200, path
 
 
-def _page_timings(clients: dict[str, Any], printing: dict[str, int]) -> list[tuple[str, Timings]]:
+def _page_timings(
+    clients: dict[str, Any], printing: dict[str, int], unowned: dict[str, int]
+) -> list[tuple[str, Timings]]:
     """[(label, {database: (wall, CPU)})] of every PAGE_URLS entry, then of every CHANGED_URLS
     entry right after a change, through the Flask test clients, the databases taking turns run
     by run (load falls on both alike)."""
@@ -230,6 +253,36 @@ def _page_timings(clients: dict[str, Any], printing: dict[str, int]) -> list[tup
                 form = {"printing_id": printing[name], "delta": -1, "next": path}
                 assert client.post("/collection/items", data=form).status_code == 303
         out.append((f"{label}, after a change", times))
+    from catalog.collection.listing import cache_clear
+
+    for label, path in COLD_URLS:
+        times = {name: ([], []) for name in clients}
+        for _ in range(PAGE_RUNS):
+            for name, client in clients.items():
+                cache_clear(ranks=False)
+                _timed_get(client, path, times[name])
+        out.append((f"{label}, no placing kept", times))
+    for label, path in NEW_PROCESS_URLS:
+        times = {name: ([], []) for name in clients}
+        for _ in range(PAGE_RUNS):
+            for name, client in clients.items():
+                cache_clear()
+                _timed_get(client, path, times[name])
+        out.append((f"{label}, in a new process", times))
+    for label, path in MOVED_URLS:
+        entered: Timings = {name: ([], []) for name in clients}
+        left: Timings = {name: ([], []) for name in clients}
+        for _ in range(3):
+            for client in clients.values():
+                assert client.get(path).status_code == 200
+        for _ in range(PAGE_RUNS):
+            for name, client in clients.items():
+                for delta, into in ((1, entered), (-1, left)):
+                    form = {"printing_id": unowned[name], "delta": delta, "next": path}
+                    assert client.post("/collection/items", data=form).status_code == 303
+                    _timed_get(client, path, into[name])
+        out.append((f"{label}, after a new card (0 → 1)", entered))
+        out.append((f"{label}, after a card leaves (1 → 0)", left))
     return out
 
 
@@ -250,6 +303,7 @@ def test_collection_page_speed(catalogue: Path, tmp_path: Path) -> None:
         engines.append(("PostgreSQL", postgres, postgres.url.render_as_string(hide_password=False)))
     clients: dict[str, Any] = {}
     printing: dict[str, int] = {}
+    unowned: dict[str, int] = {}
     apps = []
     for label, engine, url in engines:
         catalog_db.upgrade(engine)
@@ -262,6 +316,7 @@ def test_collection_page_speed(catalogue: Path, tmp_path: Path) -> None:
         rng = random.Random(7)
         chosen = rng.sample(list(ids), PAGE_ITEMS)
         printing[label] = min(chosen)  # the first item of page 1: changed by the "after a change" runs
+        unowned[label] = min(set(ids) - set(chosen))  # enters and leaves page 1
         grade = ItemGrade()
         with catalog_db.transaction(engine) as session:
             apply_deltas(
@@ -277,7 +332,7 @@ def test_collection_page_speed(catalogue: Path, tmp_path: Path) -> None:
         apps.append(app)
     loads = [os.getloadavg()[0]]
     try:
-        timings = _page_timings(clients, printing)
+        timings = _page_timings(clients, printing, unowned)
     finally:
         for app in apps:
             dispose(app)
