@@ -1,6 +1,6 @@
 """Issue 16 item 1: a proxy PDF request is bounded in copies, and in memory whatever it asks.
 
-The memory is measured in a child process (``resource.getrusage`` peak RSS), because the test
+The memory is measured in a child process (its own peak RSS, VmHWM), because the test
 process itself has already grown by other tests: the child warms up with a one-card PDF (fonts,
 the app, the modules), then makes the worst request the site allows — :data:`MAX_PROXIES`
 copies of as many different cards — and reports how much its peak grew.
@@ -26,8 +26,19 @@ from catalog.models import Card, Game
 # are no longer bitmaps (catalog.images.proxies); the budget stays where issue 16 set it.
 PEAK_GROWTH_BUDGET_MB = 150
 
+# The child's own high-water mark (VmHWM, kB), not getrusage's ru_maxrss: a child forked from a
+# pytest worker inherits the worker's resident size at the fork in ru_maxrss (Linux keeps the
+# larger of the old image's and the new one's across exec), so while the worker is larger than
+# the child, ru_maxrss never moves and the growth measured would be 0 whatever the PDF costs.
 CHILD = r"""
-import json, resource, sys
+import json, sys
+
+
+def peak_kb():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+
+
 from webapp import create_app
 app = create_app({"TESTING": True, "DATABASE_URL": sys.argv[1], "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False})
 app.instance_path = sys.argv[2]
@@ -35,10 +46,10 @@ client = app.test_client()
 names = json.loads(sys.argv[3])
 warm = client.get("/decks/proxies.pdf", query_string={"game": "samsara", "list": f"1 {names[0]}"})
 assert warm.status_code == 200, warm.status_code
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+before = peak_kb()
 deck = "\n".join(f"1 {name}" for name in names)
 response = client.get("/decks/proxies.pdf", query_string={"game": "samsara", "list": deck})
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+after = peak_kb()
 print(json.dumps({"status": response.status_code, "bytes": len(response.data), "growth_kb": after - before}))
 """
 
