@@ -71,14 +71,19 @@ def run_import(engine: Engine, *paths: Path) -> None:
         import_catalogue(session=session, paths=list(paths))
 
 
+@pytest.mark.parametrize("lookup", ["whole sets", "by numbers"])
 @pytest.mark.parametrize("bulk", [False, True], ids=["row indexes kept", "indexes rebuilt"])
 def test_the_streaming_import_writes_the_rows_the_old_importer_wrote(
-    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bulk: bool
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bulk: bool, lookup: str
 ) -> None:
     """6,000 printings (three chunks, reprints across them), then re-imported with an erratum,
-    a rarity change, a renamed card (its old card removed) and a new flavour text."""
+    a rarity change, a renamed card (its old card removed) and a new flavour text; the existing
+    printings read a set at a time, and (as a large set is) by the chunk's numbers."""
     if bulk:
         monkeypatch.setattr(ingest_write, "BULK_THRESHOLD", 1000)
+    if lookup == "by numbers":
+        monkeypatch.setattr(ingest_validate, "WHOLE_SET", 0)
+        monkeypatch.setattr(ingest_validate, "WHOLE_SET_FACTOR", 0)
     assert scenario(engine, tmp_path, run_import) == EXPECTED
 
 
@@ -205,3 +210,28 @@ def test_rows_are_read_as_they_are_checked(tmp_path: Path) -> None:
     assert sum(1 for _ in rows) == 1199
     with big.open(encoding="utf-8", newline="") as handle:
         assert sum(1 for _ in csv.reader(handle)) == 1201
+
+
+@pytest.mark.parametrize("whole_set", [4000, 0], ids=["a set read whole", "by numbers"])
+def test_existing_printings_are_the_numbers_asked_for(
+    sample_catalogue: Engine, monkeypatch: pytest.MonkeyPatch, whole_set: int
+) -> None:
+    """Read a set at a time or by numbers, the lookup yields the printings at the numbers named
+    and no other (a printing of the set it did not name is not one the import rewrites)."""
+    from types import SimpleNamespace
+
+    from sqlalchemy import func, select
+    from sqlmodel import Session
+
+    from catalog.models import CardSet, Printing
+
+    monkeypatch.setattr(ingest_validate, "WHOLE_SET", whole_set)
+    monkeypatch.setattr(ingest_validate, "WHOLE_SET_FACTOR", 4 if whole_set else 0)
+    with Session(sample_catalogue) as session:
+        m4 = session.scalars(select(CardSet).where(CardSet.code == "M4")).one()
+        numbers = list(session.scalars(select(Printing.number).where(Printing.set_id == m4.id).order_by(Printing.id)))
+        size = session.scalar(select(func.count()).select_from(Printing).where(Printing.set_id == m4.id))
+        asked = numbers[::3]
+        plan = SimpleNamespace(session=session, db_sets={"M4": m4}, db_set_sizes={m4.id: size})
+        found = list(ingest_validate.Plan.existing_printings(plan, {"M4": asked}, ("id", "number")))  # type: ignore[arg-type]  # a stand-in for the plan: the lookup reads only these
+    assert sorted(row.number for row in found) == sorted(asked) and len(asked) < len(numbers)
