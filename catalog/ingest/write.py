@@ -13,7 +13,7 @@ from sqlmodel import col, select
 
 from catalog.games import GameModule
 from catalog.ingest.bulk import BATCH, batched, bulk_insert, drop_secondary_indexes
-from catalog.ingest.validate import PRINTING_FIELDS, Checked, Plan
+from catalog.ingest.validate import PRINTING_FIELDS, Checked, Plan, StoredCard
 from catalog.models import (
     BanEntry,
     Card,
@@ -130,8 +130,8 @@ class PlanWriter(Plan):
         self.db_card_ids: set[int] = set()  # this import's cards that were in the database before
         self.affected: set[int] = set()  # existing cards whose printing summary must be recomputed
         done = 0
-        for rows in self.checked_chunks():
-            self._write_cards(game_id, rows, report)
+        for rows, stored_cards in self.checked_chunks():
+            self._write_cards(game_id, rows, stored_cards, report)
             self._write_printings(rows, report)
             done += len(rows)
             if self.progress:
@@ -148,19 +148,17 @@ class PlanWriter(Plan):
         self._write_formats(game_id, report)
         report.cards_removed += self._remove_orphans(game_id)
 
-    def _write_cards(self, game_id: int, rows: list[Checked], report: ImportReport) -> None:
+    def _write_cards(
+        self, game_id: int, rows: list[Checked], stored_cards: list[StoredCard], report: ImportReport
+    ) -> None:
         """The cards one chunk prints first in this import: inserted when new, rewritten when
-        their rules or English name changed (with their trait, keyword, search and text rows)."""
+        their rules or English name changed (with their trait, keyword, search and text rows).
+        ``stored_cards``: the database's rows of those cards, as the check read them."""
         table = table_of(Card)
         first = {name: stored for _set_code, _number, name, _printing, stored in rows if stored is not None}
         if not first:
             return
-        existing = {
-            name: (card_id, name_en, digest)
-            for card_id, name, name_en, digest in (
-                self.existing_cards(list(first), ("id", "name", "name_en", "rules_hash")) if self.db_card_count else ()
-            )
-        }
+        existing = {name: (card_id, name_en, digest) for card_id, name, name_en, digest in stored_cards}
         new_rows: list[dict[str, Any]] = []
         changed: list[dict[str, Any]] = []
         summaries: dict[str, tuple[int, int]] = {}
