@@ -91,6 +91,7 @@ WHOLE_SET_FACTOR = 4  # or of up to this many times the numbers a chunk names in
 # fields, and the card's stored values when this row is the card's first in the import.
 Checked = tuple[str, str, str, dict[str, Any], dict[str, Any] | None]
 StoredCard = tuple[int, str, str, str]  # a card in the database: id, name, name_en, rules_hash
+STORED_PRINTING = ("id", "set_id", "number", *PRINTING_FIELDS)  # a printing in the database
 
 
 def chunks(rows: Iterable[Row], size: int | None = None) -> Iterator[list[Row]]:
@@ -146,9 +147,10 @@ class Plan:
     def problem(self, file: str, line: int, column: str, zh: str, en: str) -> None:
         self.problems.append(Problem(file, line, column, Message(zh, en)))
 
-    def checked_chunks(self) -> Iterator[tuple[list[Checked], list[StoredCard]]]:
+    def checked_chunks(self) -> Iterator[tuple[list[Checked], list[StoredCard], list[tuple[Any, ...]]]]:
         """The checked rows again, chunk by chunk, as :meth:`plan` kept them, each with the
-        database's rows of the cards it prints first (looked up once, by the check)."""
+        database's rows of the cards it prints first and of the printings it rewrites
+        (:data:`STORED_PRINTING` columns), looked up once, by the check."""
         self.checked.seek(0)
         while size := int.from_bytes(self.checked.read(8), "little"):
             yield marshal.loads(self.checked.read(size))
@@ -283,19 +285,22 @@ class Plan:
                     if set_code in self.db_sets:
                         keys.setdefault(set_code, []).append(number)
                     checked.append((set_code, number, name, parsed.printing, stored if first_row else None))
-            stored_cards = self._look_up_database(first_seen, keys)
+            stored_cards, stored_printings = self._look_up_database(first_seen, keys)
             if not self.problems and not self.read_problems:
-                # the writer reads it back: no second parse, no second lookup of these cards
-                data = marshal.dumps((checked, stored_cards))
+                # the writer reads it back: no second parse, no second lookup in the database
+                data = marshal.dumps((checked, stored_cards, stored_printings))
                 self.checked.write(len(data).to_bytes(8, "little") + data)
         if self.progress:
             self.progress("检查", index, index)
         self._describe_contradictions(pending)
 
-    def _look_up_database(self, first_seen: dict[str, str], keys: dict[str, list[str]]) -> list[StoredCard]:
+    def _look_up_database(
+        self, first_seen: dict[str, str], keys: dict[str, list[str]]
+    ) -> tuple[list[StoredCard], list[tuple[Any, ...]]]:
         """One chunk against the database: which existing cards it changes the rules of, and
-        which existing printings it rewrites; the existing cards' rows (for the writer)."""
+        which existing printings it rewrites; the rows of both (for the writer)."""
         stored: list[StoredCard] = []
+        printings: list[tuple[Any, ...]] = []
         if self.db_card_count and first_seen:
             for card_id, name, name_en, digest in self.existing_cards(
                 list(first_seen), ("id", "name", "name_en", "rules_hash")
@@ -304,9 +309,10 @@ class Plan:
                 if digest != first_seen[name]:
                     self.db_changed[card_id] = name
         if self.db_printing_count:
-            for printing in self.existing_printings(keys, ("id",)):
+            for printing in self.existing_printings(keys, STORED_PRINTING):
                 self.covered.add(printing[0])
-        return stored
+                printings.append(tuple(printing[: len(STORED_PRINTING)]))
+        return stored, printings
 
     def existing_cards(self, names: list[str], columns: tuple[str, ...]) -> Iterator[Any]:
         """The game's cards among ``names`` (rows of ``columns``)."""

@@ -13,7 +13,7 @@ from sqlmodel import col, select
 
 from catalog.games import GameModule
 from catalog.ingest.bulk import BATCH, batched, bulk_insert, drop_secondary_indexes
-from catalog.ingest.validate import PRINTING_FIELDS, Checked, Plan, StoredCard
+from catalog.ingest.validate import PRINTING_FIELDS, STORED_PRINTING, Checked, Plan, StoredCard
 from catalog.models import (
     BanEntry,
     Card,
@@ -130,9 +130,9 @@ class PlanWriter(Plan):
         self.db_card_ids: set[int] = set()  # this import's cards that were in the database before
         self.affected: set[int] = set()  # existing cards whose printing summary must be recomputed
         done = 0
-        for rows, stored_cards in self.checked_chunks():
+        for rows, stored_cards, stored_printings in self.checked_chunks():
             self._write_cards(game_id, rows, stored_cards, report)
-            self._write_printings(rows, report)
+            self._write_printings(rows, stored_printings, report)
             done += len(rows)
             if self.progress:
                 self.progress("写入", done, self.printing_rows)
@@ -278,17 +278,14 @@ class PlanWriter(Plan):
             "set_count": set_count,
         }
 
-    def _write_printings(self, rows: list[Checked], report: ImportReport) -> None:
+    def _write_printings(self, rows: list[Checked], stored: list[tuple[Any, ...]], report: ImportReport) -> None:
+        """The chunk's printings: inserted, updated where a field changed; ``stored``: the
+        database's rows of those it rewrites (:data:`STORED_PRINTING`), as the check read them."""
         table = table_of(Printing)
         existing: dict[tuple[int, str], dict[str, Any]] = {}
-        if self.db_printing_count:
-            keys: dict[str, list[str]] = {}
-            for set_code, number, _name, _printing, _stored in rows:
-                if set_code in self.db_sets and self.db_sets[set_code].id is not None:
-                    keys.setdefault(set_code, []).append(number)
-            columns = ("id", "set_id", "number", *PRINTING_FIELDS)
-            for found in self.existing_printings(keys, columns):
-                existing[(found.set_id, found.number)] = dict(found._mapping)
+        for found in stored:
+            values = dict(zip(STORED_PRINTING, found, strict=True))
+            existing[(values["set_id"], values["number"])] = values
         new_rows: list[dict[str, Any]] = []
         changed: list[dict[str, Any]] = []
         for set_code, number, name, printing, _stored in rows:
