@@ -133,7 +133,9 @@ def edit_synthetic(folder: Path) -> None:
             write_rows(path, rows)
 
 
-SMALL_MANIFEST = """game = "samsara"
+# The catalogue the importer's tests write (tests/test_import.py): two sets, a pack template,
+# a format with a ban list.
+MANIFEST = """game = "samsara"
 [[sets]]
 code = "T1"
 name = "测试一"
@@ -160,8 +162,11 @@ rarity = { C = 40, R = 60 }
 code = "standard"
 name = "标准"
 legal_sets = ["*"]
-banlist = { "火龍" = 1, "水灵" = 0 }
+banlist = { "火龙" = 1 }
 """
+# The same with one banned name in Traditional script and a second ban.
+SMALL_MANIFEST = MANIFEST.replace('banlist = { "火龙" = 1 }', 'banlist = { "火龍" = 1, "水灵" = 0 }')
+assert SMALL_MANIFEST != MANIFEST
 SMALL_ROWS = """set,number,name,rarity,type,subtype,attribute,cost,attack,defense,traits,keywords,text
 T1,T1-001,火龙,C,战魂,,火,2火1无,3,3,龙,飞翔|军团(4),进场时抽一张牌。
 T1,T1-002,水灵,R,战魂,,水,1水,1,2,妖精|元素,护盾(1),

@@ -13,37 +13,9 @@ from catalog import db as catalog_db
 from catalog.ingest import ImportFailed, import_catalogue
 from catalog.models import BanEntry, Card, CardKeyword, CardSet, CardTrait, Format, PackTemplate, Printing
 from tests.helpers import table_counts
+from tests.ingestkit import MANIFEST
 
 HEADER = "set,number,name,rarity,type,subtype,attribute,cost,attack,defense,traits,keywords,text"
-MANIFEST = """game = "samsara"
-[[sets]]
-code = "T1"
-name = "测试一"
-series = "M"
-kind = "booster"
-pack = "standard"
-
-[[sets]]
-code = "T2"
-name = "测试二"
-series = "G"
-kind = "collection"
-
-[packs.standard]
-packs_per_box = 16
-[[packs.standard.slots]]
-count = 7
-rarity = { C = 1 }
-[[packs.standard.slots]]
-count = 1
-rarity = { C = 40, R = 60 }
-
-[[formats]]
-code = "standard"
-name = "标准"
-legal_sets = ["*"]
-banlist = { "火龙" = 1 }
-"""
 ROWS = [
     "T1,T1-001,火龙,C,战魂,,火,2火1无,3,3,龙,飞翔|军团(4),进场时抽一张牌。",
     "T1,T1-002,水灵,R,战魂,,水,1水,1,2,妖精|元素,护盾(1),",
