@@ -43,7 +43,6 @@ from catalog.collection import ordering as order_ranks
 from catalog.collection.grades import ItemGrade
 from catalog.collection.tables import CARD, GAME, ITEM, LEDGER, PRINTING, SET
 from catalog.models import Card, CardSet, CollectionItem, Game, Printing
-from catalog.pauses import collector_paused
 from catalog.text import fold
 
 MAX_PER_PAGE = 500
@@ -394,11 +393,16 @@ def collection_page(
             )
     ordered_ids = _joined(select(ITEM.id), needs | order_needs).where(*conditions).order_by(*ordering)
     if placing is None:
-        if order == "name" or printing_ids is not None:
-            # Sorted whole: a search filter is evaluated once here, never again per page.
-            placing = _place_whole(session, conditions, needs, ordered_ids, (database, order, catalogue_key))
-        else:
-            placing = _place_by_set(session, conditions, needs)
+        # A search filter is evaluated once here, never again per page.
+        placing = _place(
+            session,
+            _joined(select(ITEM.id, ITEM.printing_id), needs).where(*conditions),
+            lambda: order_ranks.ranks(session, database, order, catalogue_key, make=False),
+            lambda: order_ranks.ranks(session, database, order, catalogue_key),
+            lambda ids: _joined(select(ITEM.id), order_needs).where(ITEM.id.in_(ids)).order_by(*ordering),
+            ordered_ids,
+            None if order == "name" or printing_ids is not None else lambda: _place_by_set(session, conditions, needs),
+        )
     if what is not None:
         keep(what, version, placing, placing.weight)
     offset = (page - 1) * per_page
@@ -486,23 +490,33 @@ def _moved_on(
         return None
 
 
-def _place_whole(
-    session: Session, conditions: list[Any], tables: set[str], ordered_ids: Any, ranked_by: tuple[str, str, Any]
+def _place(
+    session: Session,
+    selected: Any,
+    ranks_kept: Callable[[], array[int] | None],
+    ranks_made: Callable[[], array[int] | None],
+    sorted_in_sql: Callable[[list[int]], Any],
+    ordered: Any,
+    by_set: Callable[[], _Placing] | None,
 ) -> _Placing:
-    """Every matching item in the page order: a large collection sorted by the catalogue's ranks
-    (:mod:`catalog.collection.ordering`), a small one (or one the ranks cannot order) in SQL."""
-    with collector_paused():  # tens of thousands of rows: see catalog.pauses
-        statement = _joined(select(ITEM.id, ITEM.printing_id), tables).where(*conditions)
-        rows = session.connection().execute(statement).all()  # Core rows: no ORM loading
-        if len(rows) >= order_ranks.RANKED_FROM:
-            database, order, catalogue_key = ranked_by
-            table = order_ranks.ranks(session, database, order, catalogue_key)
-            largest = session.scalar(select(func.max(ITEM.id))) or 0  # the primary key's last entry
-            keys = order_ranks.sorted_keys(table, rows, largest) if table is not None else None
-            if keys is not None:
-                return _Placing(len(keys), keys=keys)
-        every = array("q", session.scalars(ordered_ids))
-    return _Placing(len(every), ids=every)
+    """Every matching item in the page order. ``selected``: the matching items' (id, printing
+    id), read once. Sorted by the catalogue's ranks (:mod:`catalog.collection.ordering`) when
+    they are at hand (``ranks_kept``: in memory or stored) or worth making (``ranks_made``: a
+    collection of RANKED_FROM items or more); else a small collection is counted by set
+    (``by_set``, set order without a search filter) or its items sorted in SQL by id
+    (``sorted_in_sql``), the filter not evaluated again; ``ordered`` selects every matching
+    id in order (a large collection the ranks cannot key)."""
+    pairs = order_ranks.id_pairs(session, selected)
+    table = ranks_kept() if len(pairs) < order_ranks.RANKED_FROM else ranks_made()
+    keys = order_ranks.sorted_keys(table, pairs) if table is not None else None
+    if keys is not None:
+        return _Placing(len(keys), keys=keys)
+    if by_set is not None:
+        return by_set()
+    ids = pairs[:, 0].tolist()
+    if len(ids) > order_ranks.RANKED_FROM:  # a catalogue the ranks cannot key (rare): the query again
+        return _Placing(len(ids), ids=array("q", session.scalars(ordered)))
+    return _Placing(len(ids), ids=array("q", session.scalars(sorted_in_sql(ids))))
 
 
 def _place_by_set(session: Session, conditions: list[Any], tables: set[str]) -> _Placing:
