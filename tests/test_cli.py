@@ -29,10 +29,12 @@ def test_import_summary_and_dry_run(runner, engine: Engine) -> None:
     dry = runner.invoke(args=["import", "--dry-run", str(SAMPLE / "longzhiyi")])
     assert dry.exit_code == 0, dry.output
     assert "试运行" in dry.output and "卡牌：新增 50" in dry.output
-    assert table_counts(engine)["card"] == 0
+    assert table_counts(engine)["card"] == 0 and table_counts(engine)["printing_order"] == 0
     real = runner.invoke(args=["import", str(SAMPLE / "longzhiyi")])
     assert real.exit_code == 0 and "卡牌：新增 50" in real.output
     assert table_counts(engine)["card"] == 50
+    # the collection page's orders of the new catalogue, stored after the import's transaction
+    assert table_counts(engine)["printing_order"] == 2 and "收藏页的排序已备好" in real.output
 
 
 def test_import_errors_exit_1_and_write_nothing(runner, engine: Engine, tmp_path: Path) -> None:

@@ -34,17 +34,23 @@ ORDERS = {
 }
 
 
-@pytest.fixture(autouse=True, params=["sorted in SQL", "sorted in SQL, large", "sorted by ranks"])
-def sorting(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Every test three times: with the sample's small collections sorted in SQL (no ranks at
+@pytest.fixture(
+    autouse=True, params=["sorted in SQL", "sorted in SQL, large", "sorted by ranks", "sorted by stored ranks"]
+)
+def sorting(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, sample_catalogue: Engine) -> str:
+    """Every test four times: with the sample's small collections sorted in SQL (no ranks at
     hand: the items read are sorted by id, or counted by set); as a large collection is when
-    the catalogue's ranks cannot key it (the whole query sorted in SQL); and sorted by the
-    catalogue's ranks as a large collection is (catalog.collection.ordering)."""
+    the catalogue's ranks cannot key it (the whole query sorted in SQL); sorted by the
+    catalogue's ranks as a large collection is (catalog.collection.ordering); and by the ranks
+    an import stored, which any collection, small too, is sorted by while they are current."""
     from catalog.collection import listing, ordering
 
     listing.cache_clear()
     if request.param == "sorted by ranks":
         monkeypatch.setattr(ordering, "RANKED_FROM", 0)
+    elif request.param == "sorted by stored ranks":
+        with catalog_db.transaction(sample_catalogue) as session:
+            assert min(ordering.store_ranks(session=session).values()) > 700
     else:
         monkeypatch.setattr(ordering, "ranks", lambda *_args, **_kwargs: None)
         if request.param == "sorted in SQL, large":

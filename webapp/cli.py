@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from flask import Flask, current_app
@@ -19,6 +20,9 @@ from catalog.ingest import ImportFailed, ImportReport, import_catalogue
 from webapp.cli_index import COMMANDS, load_command
 from webapp.cli_support import friendly
 from webapp.db import get_engine
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
 
 
 def register(app: Flask) -> None:
@@ -110,7 +114,23 @@ def _run_import(paths: list[Path], *, dry_run: bool) -> ImportReport:
         else:
             transaction.commit()
     _print_report(report, dry_run=dry_run, seconds=time.perf_counter() - started)
+    if not dry_run:
+        _store_orders(engine)
     return report
+
+
+def _store_orders(engine: Engine) -> None:
+    """The collection page's orders of the new catalogue, stored in a transaction of their own
+    after the import's (catalog.collection.ordering.store_ranks): derived data, so the import
+    stands even should this fail."""
+    from catalog.collection.ordering import store_ranks
+
+    started = time.perf_counter()
+    with catalog_db.transaction(engine) as session:
+        counts = store_ranks(session=session)
+    click.echo(
+        f"  收藏页的排序已备好（{max(counts.values(), default=0)} 张印刷），用时 {time.perf_counter() - started:.2f} 秒"
+    )
 
 
 @click.command("import")

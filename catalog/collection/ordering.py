@@ -30,11 +30,11 @@ import threading
 from array import array
 from typing import Any
 
-from sqlalchemy import String, func, select
+from sqlalchemy import String, delete, func, select
 from sqlmodel import Session
 
 from catalog.collection.tables import CARD, GAME, PRINTING, SET
-from catalog.models import Card, CardSet, Game, Printing
+from catalog.models import Card, CardSet, Game, Printing, PrintingOrder, table_of
 from catalog.pauses import collector_paused
 
 # A collection of at least this many matching items is sorted by ranks (below it, SQL's sort of
@@ -50,6 +50,8 @@ ORDER_KEYS: dict[str, tuple[Any, ...]] = {
     "set": (GAME.slug, SET.position, PRINTING.number),
     "name": (CARD.pinyin, CARD.name, GAME.slug, SET.position, PRINTING.number),
 }
+
+ORDERED = table_of(PrintingOrder).c
 
 _ranks: dict[tuple[str, str], tuple[Any, array[int]]] = {}  # (database, order) → (catalogue key, ranks)
 _lock = threading.Lock()
@@ -69,13 +71,58 @@ def ranks(session: Session, database: str, order: str, catalogue: Any, *, make: 
         found = _ranks.get((database, order))
     if found is not None and found[0] == catalogue:
         return found[1]
-    if not make:
+    table = _stored(session, order, catalogue)
+    if table is None and not make:
         return None
-    table = made_ranks(session, order)
+    if table is None:
+        table = made_ranks(session, order)
     if table is not None:
         with _lock:
             _ranks[database, order] = (catalogue, table)
     return table
+
+
+def catalogue_text(catalogue: Any) -> str:
+    """``catalogue`` (the sorted (game, catalogue_version) pairs) as stored with the ranks."""
+    return ";".join(f"{slug}={version}" for slug, version in catalogue)
+
+
+def _stored(session: Session, order: str, catalogue: Any) -> array[int] | None:
+    """The ranks :func:`store_ranks` stored for ``catalogue``, if they are of it."""
+    import numpy as np
+
+    found = session.execute(
+        select(ORDERED.ranks).where(ORDERED.sort == order, ORDERED.catalogue == catalogue_text(catalogue))
+    ).first()
+    if found is None:
+        return None
+    table = array("q")
+    table.frombytes(np.frombuffer(found[0], dtype="<i4").astype(np.int64).tobytes())
+    return table
+
+
+def store_ranks(*, session: Session) -> dict[str, int]:
+    """Make the ranks of every printing in each order and store them (:class:`PrintingOrder`),
+    so that no process has to sort the catalogue before it can place a large collection: run
+    after each import of the catalogue, in a transaction of its own (the caller's). Returns the
+    printings ranked per order (0: none, or more than a key can rank; nothing stored then)."""
+    import numpy as np
+
+    # The versions first, then the ranks: should another import commit in between, the ranks
+    # are newer than the versions they are stored for and are never used (no page asks for
+    # those versions again); the other way round, old ranks would be taken for the new ones.
+    catalogue = tuple(sorted(session.execute(select(GAME.slug, GAME.catalogue_version)).all()))
+    counts: dict[str, int] = {}
+    for order in ORDER_KEYS:
+        table = made_ranks(session, order)
+        session.execute(delete(PrintingOrder).where(ORDERED.sort == order))
+        counts[order] = 0
+        if table is not None:
+            data = np.frombuffer(table, dtype=np.int64).astype("<i4").tobytes()
+            session.add(PrintingOrder(sort=order, catalogue=catalogue_text(catalogue), ranks=data))
+            counts[order] = sum(1 for rank in table if rank >= 0)
+    session.flush()
+    return counts
 
 
 def made_ranks(session: Session, order: str) -> array[int] | None:

@@ -30,6 +30,7 @@ from catalog.models.catalogue import (  # noqa: E402  (the models need the line 
     Game,
     PackTemplate,
     Printing,
+    PrintingOrder,
     table_of,
 )
 from catalog.models.events import (  # noqa: E402
@@ -86,6 +87,7 @@ __all__ = [
     "PackTemplate",
     "PairingChange",
     "Printing",
+    "PrintingOrder",
     "PrintingScan",
     "PrizeTable",
     "Redemption",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from typing import Any, cast
 
-from sqlalchemy import JSON, Column, Index, Table, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, LargeBinary, Table, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -194,6 +194,20 @@ class Printing(SQLModel, table=True):
     flavor: str = ""
     illustrator: str = Field(default="", max_length=120)
     image: str = Field(default="", max_length=500)
+
+
+class PrintingOrder(SQLModel, table=True):
+    """Where every printing stands in one order of the collection page (``sort``: "set" or
+    "name"), made after an import so that no page has to sort the catalogue
+    (catalog.collection.ordering): the dense rank of each printing id, as little-endian 32-bit
+    integers indexed by printing id (-1: no such printing), valid for the ``catalogue`` named
+    (every game's catalogue_version). Derived data: losing it costs time, never a result."""
+
+    __tablename__ = "printing_order"
+
+    sort: str = Field(primary_key=True, max_length=8)
+    catalogue: str = Field(sa_column=Column(Text, nullable=False))
+    ranks: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
 
 
 class Format(SQLModel, table=True):
