@@ -76,6 +76,21 @@ class ItemRow:
 
 
 @dataclass(frozen=True)
+class Totals:
+    printings: int  # distinct printings owned
+    cards: int  # copies in all
+    for_trade: int  # copies offered for trade
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def totals_key(database: str, user_id: int) -> Hashable:
+    """What a user's :class:`Totals` are kept as (per collection version, with the placings)."""
+    return ("totals", database, user_id)
+
+
+@dataclass(frozen=True)
 class Page:
     items: list[ItemRow]
     total: int
@@ -393,16 +408,21 @@ def collection_page(
             )
     ordered_ids = _joined(select(ITEM.id), needs | order_needs).where(*conditions).order_by(*ordering)
     if placing is None:
-        # A search filter is evaluated once here, never again per page.
-        placing = _place(
+        # A search filter is evaluated once here, never again per page. Every item read (no
+        # filter): the collection's totals come with it (the page shows them next).
+        whole = not needs and printing_ids is None and not for_trade_only  # needs: query, set, game
+        placing, totals = _place(
             session,
             _joined(select(ITEM.id, ITEM.printing_id), needs).where(*conditions),
+            (ITEM.quantity, ITEM.for_trade) if whole else (),
             lambda: order_ranks.ranks(session, database, order, catalogue_key, make=False),
             lambda: order_ranks.ranks(session, database, order, catalogue_key),
             lambda ids: _joined(select(ITEM.id), order_needs).where(ITEM.id.in_(ids)).order_by(*ordering),
             ordered_ids,
             None if order == "name" or printing_ids is not None else lambda: _place_by_set(session, conditions, needs),
         )
+        if totals is not None and kept(totals_key(database, user_id), version) is None:
+            keep(totals_key(database, user_id), version, totals)
     if what is not None:
         keep(what, version, placing, placing.weight)
     offset = (page - 1) * per_page
@@ -493,30 +513,34 @@ def _moved_on(
 def _place(
     session: Session,
     selected: Any,
+    sums: tuple[Any, Any] | tuple[()],
     ranks_kept: Callable[[], array[int] | None],
     ranks_made: Callable[[], array[int] | None],
     sorted_in_sql: Callable[[list[int]], Any],
     ordered: Any,
     by_set: Callable[[], _Placing] | None,
-) -> _Placing:
+) -> tuple[_Placing, Totals | None]:
     """Every matching item in the page order. ``selected``: the matching items' (id, printing
     id), read once. Sorted by the catalogue's ranks (:mod:`catalog.collection.ordering`) when
     they are at hand (``ranks_kept``: in memory or stored) or worth making (``ranks_made``: a
     collection of RANKED_FROM items or more); else a small collection is counted by set
     (``by_set``, set order without a search filter) or its items sorted in SQL by id
     (``sorted_in_sql``), the filter not evaluated again; ``ordered`` selects every matching
-    id in order (a large collection the ranks cannot key)."""
-    pairs = order_ranks.id_pairs(session, selected)
+    id in order (a large collection the ranks cannot key). ``sums``: the quantity and
+    quantity-for-trade columns when ``selected`` reads every item of the collection, whose
+    :class:`Totals` are then returned too (else None)."""
+    pairs, summed = order_ranks.id_pairs(session, selected, *sums)
+    totals = Totals(len(set(pairs[:, 1].tolist())), *summed) if sums else None
     table = ranks_kept() if len(pairs) < order_ranks.RANKED_FROM else ranks_made()
     keys = order_ranks.sorted_keys(table, pairs) if table is not None else None
     if keys is not None:
-        return _Placing(len(keys), keys=keys)
+        return _Placing(len(keys), keys=keys), totals
     if by_set is not None:
-        return by_set()
+        return by_set(), totals
     ids = pairs[:, 0].tolist()
     if len(ids) > order_ranks.RANKED_FROM:  # a catalogue the ranks cannot key (rare): the query again
-        return _Placing(len(ids), ids=array("q", session.scalars(ordered)))
-    return _Placing(len(ids), ids=array("q", session.scalars(sorted_in_sql(ids))))
+        return _Placing(len(ids), ids=array("q", session.scalars(ordered))), totals
+    return _Placing(len(ids), ids=array("q", session.scalars(sorted_in_sql(ids)))), totals
 
 
 def _place_by_set(session: Session, conditions: list[Any], tables: set[str]) -> _Placing:

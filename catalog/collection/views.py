@@ -13,6 +13,7 @@ from catalog.collection.listing import (
     MAX_PER_PAGE,
     ItemRow,
     Page,
+    Totals,
     changes_between,
     collection_page,
     collection_version,
@@ -20,28 +21,19 @@ from catalog.collection.listing import (
     keep,
     kept,
     kept_before,
+    totals_key,
 )
 from catalog.collection.tables import CARD, GAME, IMPORT, ITEM, LEDGER, PRINTING, SET
 from catalog.games import GAMES
 from catalog.models import Card, CardSet, CollectionImport, Game, Printing
 
-__all__ = ["MAX_PER_PAGE", "ItemRow", "Page", "collection_page"]  # the page itself lives in listing.py
-
-
-@dataclass(frozen=True)
-class Totals:
-    printings: int  # distinct printings owned
-    cards: int  # copies in all
-    for_trade: int  # copies offered for trade
-
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+__all__ = ["MAX_PER_PAGE", "ItemRow", "Page", "Totals", "collection_page"]  # the page itself lives in listing.py
 
 
 def totals(*, session: Session, user_id: int, version: int | None = None) -> Totals:
     """The user's totals; kept per collection version (see :mod:`catalog.collection.listing`):
     ``version`` when the caller has read it in this transaction already."""
-    what = ("totals", database_of(session), user_id)
+    what = totals_key(database_of(session), user_id)
     version = collection_version(session, user_id) if version is None else version
     found = kept(what, version)
     if found is None:
