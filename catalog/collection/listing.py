@@ -376,8 +376,9 @@ def collection_page(
     if game:
         selection.append(GAME.slug == game)
         needs |= {"set", "game"}
-    if printing_ids is not None:
-        selection.append(ITEM.printing_id.in_(printing_ids))
+    searched = ITEM.printing_id.in_(printing_ids) if printing_ids is not None else None
+    if searched is not None:
+        selection.append(searched)
     conditions = [*selection, ITEM.quantity > 0, *([ITEM.for_trade > 0] if for_trade_only else [])]
     if order == "name":
         ordering: tuple[Any, ...] = (CARD.pinyin, CARD.name, GAME.slug, SET.position, PRINTING.number, ITEM.id)
@@ -408,13 +409,20 @@ def collection_page(
             )
     ordered_ids = _joined(select(ITEM.id), needs | order_needs).where(*conditions).order_by(*ordering)
     if placing is None:
-        # A search filter is evaluated once here, never again per page. Every item read (no
-        # filter): the collection's totals come with it (the page shows them next).
-        whole = not needs and printing_ids is None and not for_trade_only  # needs: query, set, game
+        # A search filter is evaluated once here, never again per page; one that reads only the
+        # catalogue, once per catalogue version (its matching printings kept: the items are
+        # then read unfiltered and filtered by them). Every item read: the collection's totals
+        # come with it (the page shows them next).
+        matching = None
+        if isinstance(filter_key, SearchFilter) and not filter_key.reads_quantities:
+            matching = _matching_printings(session, (database, catalogue_key, filter_key), printing_ids)
+        read = conditions if matching is None else [c for c in conditions if c is not searched]
+        whole = not needs and len(read) == 2 and not for_trade_only  # needs: query, set, game
         placing, totals = _place(
             session,
-            _joined(select(ITEM.id, ITEM.printing_id), needs).where(*conditions),
+            _joined(select(ITEM.id, ITEM.printing_id), needs).where(*read),
             (ITEM.quantity, ITEM.for_trade) if whole else (),
+            matching,
             lambda: order_ranks.ranks(session, database, order, catalogue_key, make=False),
             lambda: order_ranks.ranks(session, database, order, catalogue_key),
             lambda ids: _joined(select(ITEM.id), order_needs).where(ITEM.id.in_(ids)).order_by(*ordering),
@@ -510,10 +518,23 @@ def _moved_on(
         return None
 
 
+def _matching_printings(session: Session, what: Hashable, printing_ids: Any) -> Any:
+    """The printing ids ``printing_ids`` selects, sorted (a numpy array), kept as ``what`` (the
+    database, the catalogue versions and the filter: it reads nothing else)."""
+    import numpy as np
+
+    found = kept(("matches", what), 0)
+    if found is None:
+        found = np.unique(np.fromiter(session.scalars(printing_ids), dtype=np.int64))
+        keep(("matches", what), 0, found, len(found))
+    return found
+
+
 def _place(
     session: Session,
     selected: Any,
     sums: tuple[Any, Any] | tuple[()],
+    matching: Any,
     ranks_kept: Callable[[], array[int] | None],
     ranks_made: Callable[[], array[int] | None],
     sorted_in_sql: Callable[[list[int]], Any],
@@ -528,9 +549,14 @@ def _place(
     (``sorted_in_sql``), the filter not evaluated again; ``ordered`` selects every matching
     id in order (a large collection the ranks cannot key). ``sums``: the quantity and
     quantity-for-trade columns when ``selected`` reads every item of the collection, whose
-    :class:`Totals` are then returned too (else None)."""
+    :class:`Totals` are then returned too (else None); ``matching``: the printings (sorted ids)
+    a search filter ``selected`` does not apply keeps, else None."""
     pairs, summed = order_ranks.id_pairs(session, selected, *sums)
     totals = Totals(len(set(pairs[:, 1].tolist())), *summed) if sums else None
+    if matching is not None:
+        import numpy as np
+
+        pairs = pairs[np.isin(pairs[:, 1], matching, assume_unique=False)]
     table = ranks_kept() if len(pairs) < order_ranks.RANKED_FROM else ranks_made()
     keys = order_ranks.sorted_keys(table, pairs) if table is not None else None
     if keys is not None:
