@@ -13,7 +13,9 @@ synthetic catalogues there between runs). Per size and database:
 - a deck check: the 60-card deck of ``test_deck_check_catalogue`` (10 unknown names), cold
   and warm median;
 - a collection page: ``collection_page`` for a user owning ``BENCH_COLLECTION_ITEMS`` (50,000)
-  printings, page 1 and a page near the end, median.
+  printings, page 1 and a page near the end, median (the placing kept), and page 1 placed anew
+  in set and in name order; before them, the collection orders stored as ``lunzang import``
+  does after an import (seconds).
 
 Then a table of the growth factor of each figure from the smallest size to the largest (10×
 the printings: ≤ 10 is linear or better). Figures only; the asserts are that things answered.
@@ -122,6 +124,8 @@ def _timed(run: Any, repeat: int) -> list[float]:
 def _measure(url: str, size: int) -> dict[str, float]:
     from catalog.collection.grades import ItemGrade
     from catalog.collection.ledger import apply_deltas
+    from catalog.collection.listing import cache_clear
+    from catalog.collection.ordering import store_ranks
     from catalog.collection.views import collection_page
     from catalog.decks.check import check_decklist
     from catalog.search import search
@@ -132,6 +136,10 @@ def _measure(url: str, size: int) -> dict[str, float]:
         connection.exec_driver_sql("ANALYZE")
         connection.commit()
     figures: dict[str, float] = {}
+    started = time.perf_counter()
+    with catalog_db.transaction(engine) as session:  # as `lunzang import` does after the import
+        store_ranks(session=session)
+    figures["collection orders stored s"] = time.perf_counter() - started
     with Session(engine) as session:
         samples: list[float] = []
         for query in QUERIES:
@@ -168,6 +176,13 @@ def _measure(url: str, size: int) -> dict[str, float]:
             figures[label] = statistics.median(
                 _timed(lambda page=page: collection_page(session=session, user_id=user_id, page=page), REPEAT * 2)
             )
+        for label, order in (("page 1 placed anew ms", "set"), ("by name, placed anew ms", "name")):
+
+            def anew(order: str = order) -> None:
+                cache_clear(ranks=False)  # no placing kept; the orders as stored
+                collection_page(session=session, user_id=user_id, order=order)
+
+            figures[label] = statistics.median(_timed(anew, REPEAT * 2))
     engine.dispose()
     return figures
 
