@@ -35,7 +35,6 @@ from sqlmodel import Session
 
 from catalog.collection.tables import CARD, GAME, PRINTING, SET
 from catalog.models import Card, CardSet, Game, Printing, PrintingOrder, table_of
-from catalog.pauses import collector_paused
 
 # A collection of at least this many matching items is sorted by ranks (below it, SQL's sort of
 # the few items is cheaper than ranking the catalogue once).
@@ -128,21 +127,24 @@ def store_ranks(*, session: Session) -> dict[str, int]:
 def made_ranks(session: Session, order: str) -> array[int] | None:
     """The ranks of every printing in ``order``, read from the catalogue now (one sort of the
     printings in the database); None when there are none, or more than a key can rank."""
-    statement = (
-        select(PRINTING.id, func.dense_rank().over(order_by=ORDER_KEYS[order]))
+    import numpy as np
+
+    ranked = (
+        select(PRINTING.id, func.dense_rank().over(order_by=ORDER_KEYS[order]).label("rank"))
         .select_from(Printing)
         .join(Card, CARD.id == PRINTING.card_id)
         .join(CardSet, SET.id == PRINTING.set_id)
         .join(Game, GAME.id == SET.game_id)
+        .subquery()
     )
-    with collector_paused():
-        rows = session.connection().execute(statement).all()  # Core rows: no ORM loading
-    if not rows:
+    pairs, _sums = id_pairs(session, select(ranked.c.id, ranked.c.rank))
+    if not len(pairs) or pairs[:, 1].max() > MAX_RANK:
         return None
-    table = array("q", [-1]) * (max(row[0] for row in rows) + 1)  # -1: not a printing ranked
-    for printing_id, rank in rows:
-        table[printing_id] = rank
-    return None if max(table) > MAX_RANK else table
+    ranks = np.full(int(pairs[:, 0].max()) + 1, -1, dtype=np.int64)  # -1: not a printing ranked
+    ranks[pairs[:, 0]] = pairs[:, 1]
+    table = array("q")
+    table.frombytes(ranks.tobytes())
+    return table
 
 
 def key_of(table: array[int], printing_id: int, item_id: int) -> int | None:
