@@ -20,6 +20,12 @@ item changed entered or left the page's selection, that placing serves as it is;
 left it (fallen to 0; no longer for trade, on a trade-only page) are taken out; only an item
 entering it (a new card, 0 → 1) places the items anew. The totals move by the same rows.
 
+Placing from nothing (the first open since such a change, a new process) reads the matching
+items once as (id, printing) pairs and sorts them by the catalogue's ranks, stored after each
+import (:mod:`catalog.collection.ordering`); reading every item, it sums the totals in the same
+pass. A filter that reads only the catalogue is evaluated once per catalogue version: its
+printings are kept, the items read unfiltered and filtered by them.
+
 A search-language filter (``printing_ids``) is kept only when the caller names it with
 ``filter_key``: the caller knows whether it reads anything the ledger does not version
 (``want>0`` reads the wants: :func:`filter_key_of` gives None); one reading quantities
