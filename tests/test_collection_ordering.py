@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
@@ -34,3 +35,21 @@ def test_stored_ranks_are_the_ranks_while_the_catalogue_is_the_same(sample_catal
         session.execute(update(Game).where(GAME.slug == "longzhiyi").values(catalogue_version="next"))
     with Session(sample_catalogue) as session:
         assert kept(session, "name") is None and kept(session, "set") is None
+
+
+def test_a_ranked_placing_takes_items_out_and_in_where_they_stand() -> None:
+    from array import array
+
+    from catalog.collection.listing import _Placing
+
+    def key(rank: int, item: int) -> int:
+        return (rank << ordering.ID_BITS) | item
+
+    placing = _Placing(4, keys=array("q", [key(1, 7), key(2, 3), key(2, 9), key(5, 1)]))
+    less = placing.without({3: 0, 1: 0})
+    assert list(less.keys or []) == [key(1, 7), key(2, 9)] and less.total == 2
+    more = less.moved({}, {4: (0, key(2, 4)), 8: (0, key(9, 8))})
+    assert more is not None and list(more.keys or []) == [key(1, 7), key(2, 4), key(2, 9), key(9, 8)]
+    assert more.page_ids(1, 2, lambda _sets: array("q")) == [4, 9]
+    with pytest.raises(ValueError):
+        placing.without({11: 0})  # not in it: the caller places anew
