@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 from alembic.autogenerate import compare_metadata
@@ -36,7 +37,14 @@ def test_upgrade_from_empty_matches_models(tmp_path: Path) -> None:
     with engine.connect() as connection:
         # (schema_filter: PostgreSQL-only indexes are not SQLite's schema, nor asked of it)
         opts = {"compare_type": True, "include_object": catalog_db.schema_filter(connection.dialect.name)}
-        diff = compare_metadata(MigrationContext.configure(connection, opts=opts), SQLModel.metadata)
+        with warnings.catch_warnings():
+            # PostgreSQL's character index (migration 0014) is an expression index: on SQLite,
+            # where it does not exist, alembic warns it cannot compare one before it asks
+            # include_object. On PostgreSQL it is compared like any other index.
+            warnings.filterwarnings(
+                "ignore", r"autogenerate skipping metadata-specified expression-based index .*dialect 'sqlite'"
+            )
+            diff = compare_metadata(MigrationContext.configure(connection, opts=opts), SQLModel.metadata)
         assert diff == []
         tables = set(inspect(connection).get_table_names())
     assert set(SQLModel.metadata.tables) <= tables

@@ -17,6 +17,7 @@ from catalog import db as catalog_db
 from catalog.ingest import import_catalogue
 from catalog.search import QueryError, result_json, search
 from catalog.search.parser import And, Not, Or, Term, parse
+from tests.conftest import ON_POSTGRES
 
 # ---- parser ---------------------------------------------------------------------------------
 
@@ -359,3 +360,63 @@ def test_pages_and_totals_do_not_depend_on_the_match_cap(
     expected = pages(7)
     monkeypatch.setattr(search_module, "MATCH_CAP", cap)
     assert pages(7) == expected
+
+
+# ---- how search talks to each database (issue 17: PostgreSQL as fast as SQLite) -------------
+
+
+def _card_keys(engine: Engine) -> list[tuple[str, str]]:
+    from sqlalchemy import select
+
+    from catalog.models import CardSearch, table_of
+
+    cs = table_of(CardSearch)
+    with Session(engine) as session:
+        return [(name, keys) for name, keys in session.execute(select(cs.c.name, cs.c["keys"]))]
+
+
+def test_short_name_terms_find_every_card_whose_keys_hold_them(catalogue: Engine) -> None:
+    """Every 1- and 2-character piece of the cards' names, pinyin and initials finds exactly
+    the cards whose search keys hold it: PostgreSQL answers these from its character index
+    (``@>`` then ``strpos``, migration 0014), SQLite with ``instr``."""
+    from catalog.text import KEY_SEPARATOR
+
+    cards = _card_keys(catalogue)
+    pieces = {
+        part[i : i + size]
+        for _name, keys in cards
+        for part in keys.split(KEY_SEPARATOR)
+        for size in (1, 2)
+        for i in range(len(part) - size + 1)
+    }
+    needles = sorted(p for p in pieces if p.isalnum() and p != "or")
+    assert len([n for n in needles if not n.isascii()]) > 30 and len(needles) > 60
+    with Session(catalogue) as session:
+        for needle in needles:
+            found = sorted(hit.card.name for hit in search(session=session, text=needle).hits)
+            assert found == sorted(name for name, keys in cards if needle in keys), needle
+
+
+@pytest.mark.skipif(not ON_POSTGRES, reason="PostgreSQL's character index (SQLite has none)")
+def test_postgres_character_index_serves_short_name_terms(catalogue: Engine) -> None:
+    """The index exists and the term's SQL is one it can serve (with sequential scans off, the
+    plan reads it): an expression that stopped matching the index would scan again."""
+    from sqlalchemy import select, text
+
+    from catalog.models import CardSearch, table_of
+    from catalog.search.sql import contains
+
+    cs = table_of(CardSearch)
+    statement = select(cs.c.card_id).where(contains(cs.c["keys"], "龙王", character_index=True))
+    with Session(catalogue) as session:
+        definition = session.execute(
+            text("SELECT indexdef FROM pg_indexes WHERE indexname = 'ix_card_search_keys_chars'")
+        ).scalar()
+        assert definition is not None and "string_to_array" in definition and "gin" in definition
+        session.execute(text("SET LOCAL enable_seqscan = off"))
+        sql = statement.compile(session.get_bind(), compile_kwargs={"literal_binds": True})
+        plan = "\n".join(row[0] for row in session.execute(text(f"EXPLAIN {sql}")))
+        assert "ix_card_search_keys_chars" in plan, plan
+        assert sorted(session.scalars(statement)) == sorted(
+            session.scalars(select(cs.c.card_id).where(cs.c["keys"].contains("龙王")))
+        )

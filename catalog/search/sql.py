@@ -58,6 +58,30 @@ def _contains_postgres(element: Any, compiler: Any, **kw: Any) -> str:
     return f"{compiler.process(haystack, **kw)} LIKE {compiler.process(pattern, **kw)} ESCAPE '\\'"
 
 
+class contains_short(FunctionElement[bool]):
+    """``haystack`` contains ``needle`` (1 or 2 characters), ``haystack`` being a column with a
+    character index on PostgreSQL (``catalog.models.character_index``): there the index finds
+    the rows holding every character of the needle (``string_to_array(…, NULL) @> …``) and
+    ``strpos`` keeps those holding them side by side; elsewhere ``instr(…) > 0``."""
+
+    type = Boolean()
+    inherit_cache = True
+    name = "contains_short"
+
+
+@compiles(contains_short)
+def _contains_short_default(element: Any, compiler: Any, **kw: Any) -> str:
+    haystack, needle = list(element.clauses)
+    return f"instr({compiler.process(haystack, **kw)}, {compiler.process(needle, **kw)}) > 0"
+
+
+@compiles(contains_short, "postgresql")
+def _contains_short_postgres(element: Any, compiler: Any, **kw: Any) -> str:
+    haystack, needle = (compiler.process(clause, **kw) for clause in element.clauses)
+    characters = f"string_to_array({haystack}, NULL) @> string_to_array({needle}, NULL)"
+    return f"({characters} AND strpos({haystack}, {needle}) > 0)"
+
+
 TRIGRAM = 3  # the shortest needle a trigram index can serve
 
 
@@ -66,9 +90,13 @@ def like_escaped(needle: str) -> str:
     return needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def contains(column: Any, needle: str) -> ColumnElement[bool]:
+def contains(column: Any, needle: str, *, character_index: bool = False) -> ColumnElement[bool]:
+    """``column`` contains ``needle``. ``character_index``: the column has one on PostgreSQL
+    (only ``card_search.keys``), which serves needles too short for a trigram."""
     if len(needle) >= TRIGRAM:
         return contains_long(column, needle, f"%{like_escaped(needle)}%")
+    if character_index:
+        return contains_short(column, needle)
     return position_of(column, needle) > 0
 
 
