@@ -420,3 +420,25 @@ def test_postgres_character_index_serves_short_name_terms(catalogue: Engine) -> 
         assert sorted(session.scalars(statement)) == sorted(
             session.scalars(select(cs.c.card_id).where(cs.c["keys"].contains("龙王")))
         )
+
+
+def test_text_sort_keys_compare_bytes_on_both_databases() -> None:
+    """Names and numbers sort byte by byte: SQLite's BINARY, PostgreSQL's ``COLLATE "C"``
+    rather than the database's collation (strcoll: slower, and en_US would not sort like SQLite)."""
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    from catalog.search.compile import ORDERS
+    from catalog.search.keys import Context
+    from catalog.search.run import _order_columns
+
+    for mode in ("cards", "prints"):
+        from catalog.models import Printing, table_of
+
+        ctx = Context(games=[], all_games={}, load_sets=dict, mode=mode, p=table_of(Printing).alias("p"))
+        for order in ORDERS:
+            clauses = _order_columns(order, "asc", ctx)
+            on_postgres = " ".join(str(c.compile(dialect=postgresql.dialect())) for c in clauses)
+            assert 'card_search.sort_key COLLATE "C"' in on_postgres and 'card_search.name COLLATE "C"' in on_postgres
+            if order in ("set", "number"):
+                assert 'number COLLATE "C"' in on_postgres
+            assert "COLLATE" not in " ".join(str(c.compile(dialect=sqlite.dialect())) for c in clauses)

@@ -18,6 +18,7 @@ from catalog.models import Card, CardSet, Game, Printing, table_of
 from catalog.search.compile import ORDERS, compile_node, directive_of
 from catalog.search.keys import KEYS, Context, error
 from catalog.search.parser import And, Node, Query, QueryError, Term, parse
+from catalog.search.sql import byte_order
 from catalog.text import fold
 
 PER_PAGE = 60
@@ -175,8 +176,8 @@ def _order_keys(order: str, direction: str, ctx: Context) -> list[tuple[Any, boo
         set_position = select(sets.c.position).where(sets.c.id == p.c.set_id).scalar_subquery()
         keys: dict[str, list[Any]] = {
             "rarity": [p.c.rarity_rank],
-            "set": [set_position, p.c.number],
-            "number": [p.c.number],
+            "set": [set_position, byte_order(p.c.number)],
+            "number": [byte_order(p.c.number)],
         }
         row_id = p.c.id
     else:
@@ -187,17 +188,16 @@ def _order_keys(order: str, direction: str, ctx: Context) -> list[tuple[Any, boo
             .where(printing.c.card_id == cs.c.card_id)
             .scalar_subquery()
         )
-        first_number = select(func.min(printing.c.number)).where(printing.c.card_id == cs.c.card_id).scalar_subquery()
+        first_number = (
+            select(func.min(byte_order(printing.c.number))).where(printing.c.card_id == cs.c.card_id).scalar_subquery()
+        )
         keys = {"rarity": [best_rank], "set": [first_set, first_number], "number": [first_number]}
         row_id = cs.c.card_id
-    keys |= {"name": [cs.c.sort_key, cs.c.name], "cost": [cs.c.cost_total], "atk": [cs.c.attack], "def": [cs.c.defense]}
+    name = [byte_order(cs.c.sort_key), byte_order(cs.c.name)]
+    keys |= {"name": name, "cost": [cs.c.cost_total], "atk": [cs.c.attack], "def": [cs.c.defense]}
     descending = direction == "desc"
     primary = [(c, descending, True) for c in keys[order]]
-    tie = (
-        [(row_id, descending, False)]
-        if order == "name"
-        else [(c, False, False) for c in (cs.c.sort_key, cs.c.name, row_id)]
-    )
+    tie = [(row_id, descending, False)] if order == "name" else [(c, False, False) for c in (*name, row_id)]
     return [*primary, *tie]
 
 

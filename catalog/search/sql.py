@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.expression import ColumnElement, FunctionElement
-from sqlalchemy.types import Boolean, Integer
+from sqlalchemy.types import Boolean, Integer, String
 
 
 class position_of(FunctionElement[int]):
@@ -80,6 +80,30 @@ def _contains_short_postgres(element: Any, compiler: Any, **kw: Any) -> str:
     haystack, needle = (compiler.process(clause, **kw) for clause in element.clauses)
     characters = f"string_to_array({haystack}, NULL) @> string_to_array({needle}, NULL)"
     return f"({characters} AND strpos({haystack}, {needle}) > 0)"
+
+
+class byte_order(FunctionElement[str]):
+    """A text sort key compared byte by byte: ``COLLATE "C"`` on PostgreSQL, as-is on SQLite
+    (whose default collation, BINARY, already is). The database's own collation (C.UTF-8,
+    en_US…) compares through the C library's strcoll, and need not order like SQLite at all.
+    Every match of a query takes part in the top-N sort of its page: the 20 statements of the
+    search benchmark's mix used 6 % less PostgreSQL CPU with byte order (501 → 471 ms)."""
+
+    type = String()
+    inherit_cache = True
+    name = "byte_order"
+
+
+@compiles(byte_order)
+def _byte_order_default(element: Any, compiler: Any, **kw: Any) -> str:
+    (value,) = list(element.clauses)
+    return str(compiler.process(value, **kw))
+
+
+@compiles(byte_order, "postgresql")
+def _byte_order_postgres(element: Any, compiler: Any, **kw: Any) -> str:
+    (value,) = list(element.clauses)
+    return f'{compiler.process(value, **kw)} COLLATE "C"'
 
 
 TRIGRAM = 3  # the shortest needle a trigram index can serve
