@@ -442,3 +442,34 @@ def test_text_sort_keys_compare_bytes_on_both_databases() -> None:
             if order in ("set", "number"):
                 assert 'number COLLATE "C"' in on_postgres
             assert "COLLATE" not in " ".join(str(c.compile(dialect=sqlite.dialect())) for c in clauses)
+
+
+@pytest.mark.parametrize(
+    ("query", "statements"),
+    [
+        ("孙悟空", 3),  # the games, the page with its count, the hits (cards with their printings)
+        ("r:C", 4),  # … and which printings match, for the representative one
+        ("孙悟空 unique:prints", 3),
+        ("zzz", 2),  # no hits to read
+    ],
+)
+def test_statements_per_search(catalogue: Engine, query: str, statements: int) -> None:
+    """Each statement is a round trip to PostgreSQL; the page's ids travel there as one array."""
+    from sqlalchemy import event
+
+    seen: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        if statement != "BEGIN":
+            seen.append(statement)
+
+    with Session(catalogue) as session:
+        search(session=session, text="")  # the session's connection and transaction
+        event.listen(catalogue, "before_cursor_execute", record)
+        try:
+            result = search(session=session, text=query)
+        finally:
+            event.remove(catalogue, "before_cursor_execute", record)
+    assert len(seen) == statements, seen
+    if result.hits:
+        assert any(("= ANY (" if ON_POSTGRES else " IN (") in statement for statement in seen[2:])

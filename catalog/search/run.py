@@ -18,7 +18,7 @@ from catalog.models import Card, CardSet, Game, Printing, table_of
 from catalog.search.compile import ORDERS, compile_node, directive_of
 from catalog.search.keys import KEYS, Context, error
 from catalog.search.parser import And, Node, Query, QueryError, Term, parse
-from catalog.search.sql import byte_order
+from catalog.search.sql import among, byte_order
 from catalog.text import fold
 
 PER_PAGE = 60
@@ -354,6 +354,10 @@ def _page_and_total(
     return [row[0] for row in rows], total
 
 
+def _dialect(session: Session) -> str:
+    return session.get_bind().dialect.name
+
+
 def _hits_for_printings(session: Session, printing_ids: list[int], slugs: dict[int, str]) -> list[SearchHit]:
     if not printing_ids:
         return []
@@ -363,7 +367,7 @@ def _hits_for_printings(session: Session, printing_ids: list[int], slugs: dict[i
             select(Printing, Card, CardSet)
             .join(Card, col(Card.id) == col(Printing.card_id))
             .join(CardSet, col(CardSet.id) == col(Printing.set_id))
-            .where(col(Printing.id).in_(printing_ids))
+            .where(among(col(Printing.id), printing_ids, dialect=_dialect(session)))
         )
     }
     return [
@@ -379,13 +383,17 @@ def _hits_for_cards(
     extra query runs only when the query has printing conditions."""
     if not card_ids:
         return []
-    cards = {card.id: card for card in session.scalars(select(Card).where(col(Card.id).in_(card_ids)))}
+    dialect = _dialect(session)
+    # The cards with their printings in one statement (a card always has one): a statement
+    # less per page than reading the cards apart.
     printing_rows = session.execute(
-        select(Printing, CardSet)
+        select(Printing, CardSet, Card)
         .join(CardSet, col(CardSet.id) == col(Printing.set_id))
-        .where(col(Printing.card_id).in_(card_ids))
+        .join(Card, col(Card.id) == col(Printing.card_id))
+        .where(among(col(Printing.card_id), card_ids, dialect=dialect))
         .order_by(col(CardSet.position), col(Printing.number))
     ).all()
+    cards = {card.id: card for _printing, _set, card in printing_rows}
     matching: set[int] = set()
     if root is not None and ctx.uses_printings:
         print_ctx = Context(
@@ -399,11 +407,11 @@ def _hits_for_cards(
         statement = (
             select(print_ctx.p.c.id)
             .select_from(print_ctx.p.join(print_ctx.cs, print_ctx.cs.c.card_id == print_ctx.p.c.card_id))
-            .where(print_ctx.p.c.card_id.in_(card_ids), compile_node(root, print_ctx))
+            .where(among(print_ctx.p.c.card_id, card_ids, dialect=dialect), compile_node(root, print_ctx))
         )
         matching = set(session.scalars(statement))
     chosen: dict[int, tuple[Printing, CardSet]] = {}
-    for printing, card_set in printing_rows:
+    for printing, card_set, _card in printing_rows:
         current = chosen.get(printing.card_id)
         if current is None or (printing.id in matching and current[0].id not in matching):
             chosen[printing.card_id] = (printing, card_set)

