@@ -132,6 +132,8 @@ class CardSearch(SQLModel, table=True):
     # against a 7 ms scan of this narrow table). PostgreSQL alone gets a trigram index on
     # ``keys`` (pg_trgm, migration 0011), which serves name terms of 3 characters or more,
     # and a character index on it (migration 0014, below the class) for shorter ones.
+    # Migration 0014 also puts PostgreSQL's columns in another order than these: the integers
+    # first, since a row there is read column by column up to the one a filter tests.
     __table_args__ = (trigram_index("ix_card_search_keys_trgm", "keys"),)
 
     card_id: int = Field(foreign_key="card.id", primary_key=True, ondelete="CASCADE")
