@@ -15,7 +15,7 @@ from flask import Flask, current_app
 from flask.cli import with_appcontext
 
 from catalog import db as catalog_db
-from catalog.ingest import ImportFailed, ImportReport, import_catalogue
+from catalog.ingest import ImportFailed, ImportReport, import_catalogue, vacuum_after_import
 from webapp.cli_index import COMMANDS, load_command
 from webapp.cli_support import friendly
 from webapp.db import get_engine
@@ -109,6 +109,8 @@ def _run_import(paths: list[Path], *, dry_run: bool) -> ImportReport:
             transaction.rollback()
         else:
             transaction.commit()
+    if report.changed and not dry_run:
+        vacuum_after_import(engine)  # PostgreSQL: the new rows all-visible for the first searches
     _print_report(report, dry_run=dry_run, seconds=time.perf_counter() - started)
     return report
 
