@@ -37,6 +37,25 @@ def test_import_summary_and_dry_run(runner, engine: Engine) -> None:
     assert table_counts(engine)["printing_order"] == 2 and "收藏页的排序已备好" in real.output
 
 
+def test_import_leaves_postgres_catalogue_pages_all_visible(runner, engine: Engine) -> None:
+    """After committing, ``lunzang import`` vacuums the catalogue tables on PostgreSQL (search
+    scans then skip each row's visibility test); on SQLite there is nothing to do."""
+    from sqlalchemy import text
+
+    result = runner.invoke(args=["import", str(SAMPLE / "longzhiyi")])
+    assert result.exit_code == 0, result.output
+    if engine.dialect.name != "postgresql":
+        return
+    with engine.connect() as connection:
+        pages = connection.execute(
+            text(
+                "SELECT relname, relpages, relallvisible FROM pg_class WHERE relname IN"
+                " ('card', 'printing', 'card_search', 'card_text') AND relnamespace = current_schema()::regnamespace"
+            )
+        ).all()
+    assert len(pages) == 4 and all(visible == count > 0 for _name, count, visible in pages), pages
+
+
 def test_import_errors_exit_1_and_write_nothing(runner, engine: Engine, tmp_path: Path) -> None:
     folder = write_folder(tmp_path, ["T1,T1-009,甲,XR,战魂,,火,1火,1,1,,,"])
     before = table_counts(engine)

@@ -53,3 +53,13 @@ def test_a_ranked_placing_takes_items_out_and_in_where_they_stand() -> None:
     assert more.page_ids(1, 2, lambda _sets: array("q")) == [4, 9]
     with pytest.raises(ValueError):
         placing.without({11: 0})  # not in it: the caller places anew
+
+
+def test_orders_are_stored_again_only_for_a_new_catalogue(sample_catalogue: Engine) -> None:
+    with catalog_db.transaction(sample_catalogue) as session:
+        assert ordering.store_ranks(session=session, unless_current=True)  # none stored yet
+    with catalog_db.transaction(sample_catalogue) as session:
+        assert ordering.store_ranks(session=session, unless_current=True) == {}  # current: nothing done
+        session.execute(update(Game).where(GAME.slug == "zhutian").values(catalogue_version="next"))
+    with catalog_db.transaction(sample_catalogue) as session:
+        assert ordering.store_ranks(session=session, unless_current=True)  # stale: made again

@@ -17,6 +17,7 @@ from catalog import db as catalog_db
 from catalog.ingest import import_catalogue
 from catalog.search import QueryError, result_json, search
 from catalog.search.parser import And, Not, Or, Term, parse
+from tests.conftest import ON_POSTGRES
 
 # ---- parser ---------------------------------------------------------------------------------
 
@@ -359,3 +360,116 @@ def test_pages_and_totals_do_not_depend_on_the_match_cap(
     expected = pages(7)
     monkeypatch.setattr(search_module, "MATCH_CAP", cap)
     assert pages(7) == expected
+
+
+# ---- how search talks to each database (issue 17: PostgreSQL as fast as SQLite) -------------
+
+
+def _card_keys(engine: Engine) -> list[tuple[str, str]]:
+    from sqlalchemy import select
+
+    from catalog.models import CardSearch, table_of
+
+    cs = table_of(CardSearch)
+    with Session(engine) as session:
+        return [(name, keys) for name, keys in session.execute(select(cs.c.name, cs.c["keys"]))]
+
+
+def test_short_name_terms_find_every_card_whose_keys_hold_them(catalogue: Engine) -> None:
+    """Every 1- and 2-character piece of the cards' names, pinyin and initials finds exactly
+    the cards whose search keys hold it: PostgreSQL answers these from its character index
+    (``@>`` then ``strpos``, migration 0014), SQLite with ``instr``."""
+    from catalog.text import KEY_SEPARATOR
+
+    cards = _card_keys(catalogue)
+    pieces = {
+        part[i : i + size]
+        for _name, keys in cards
+        for part in keys.split(KEY_SEPARATOR)
+        for size in (1, 2)
+        for i in range(len(part) - size + 1)
+    }
+    needles = sorted(p for p in pieces if p.isalnum() and p != "or")
+    assert len([n for n in needles if not n.isascii()]) > 30 and len(needles) > 60
+    with Session(catalogue) as session:
+        for needle in needles:
+            found = sorted(hit.card.name for hit in search(session=session, text=needle).hits)
+            assert found == sorted(name for name, keys in cards if needle in keys), needle
+
+
+@pytest.mark.skipif(not ON_POSTGRES, reason="PostgreSQL's character index (SQLite has none)")
+def test_postgres_character_index_serves_short_name_terms(catalogue: Engine) -> None:
+    """The index exists and the term's SQL is one it can serve (with sequential scans off, the
+    plan reads it): an expression that stopped matching the index would scan again."""
+    from sqlalchemy import select, text
+
+    from catalog.models import CardSearch, table_of
+    from catalog.search.sql import contains
+
+    cs = table_of(CardSearch)
+    statement = select(cs.c.card_id).where(contains(cs.c["keys"], "龙王", character_index=True))
+    with Session(catalogue) as session:
+        definition = session.execute(
+            text("SELECT indexdef FROM pg_indexes WHERE indexname = 'ix_card_search_keys_chars'")
+        ).scalar()
+        assert definition is not None and "string_to_array" in definition and "gin" in definition
+        session.execute(text("SET LOCAL enable_seqscan = off"))
+        sql = statement.compile(session.get_bind(), compile_kwargs={"literal_binds": True})
+        plan = "\n".join(row[0] for row in session.execute(text(f"EXPLAIN {sql}")))
+        assert "ix_card_search_keys_chars" in plan, plan
+        assert sorted(session.scalars(statement)) == sorted(
+            session.scalars(select(cs.c.card_id).where(cs.c["keys"].contains("龙王")))
+        )
+
+
+def test_text_sort_keys_compare_bytes_on_both_databases() -> None:
+    """Names and numbers sort byte by byte: SQLite's BINARY, PostgreSQL's ``COLLATE "C"``
+    rather than the database's collation (strcoll: slower, and en_US would not sort like SQLite)."""
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    from catalog.search.compile import ORDERS
+    from catalog.search.keys import Context
+    from catalog.search.run import _order_columns
+
+    for mode in ("cards", "prints"):
+        from catalog.models import Printing, table_of
+
+        ctx = Context(games=[], all_games={}, load_sets=dict, mode=mode, p=table_of(Printing).alias("p"))
+        for order in ORDERS:
+            clauses = _order_columns(order, "asc", ctx)
+            on_postgres = " ".join(str(c.compile(dialect=postgresql.dialect())) for c in clauses)
+            assert 'card_search.sort_key COLLATE "C"' in on_postgres and 'card_search.name COLLATE "C"' in on_postgres
+            if order in ("set", "number"):
+                assert 'number COLLATE "C"' in on_postgres
+            assert "COLLATE" not in " ".join(str(c.compile(dialect=sqlite.dialect())) for c in clauses)
+
+
+@pytest.mark.parametrize(
+    ("query", "statements"),
+    [
+        ("孙悟空", 3),  # the games, the page with its count, the hits (cards with their printings)
+        ("r:C", 4),  # … and which printings match, for the representative one
+        ("孙悟空 unique:prints", 3),
+        ("zzz", 2),  # no hits to read
+    ],
+)
+def test_statements_per_search(catalogue: Engine, query: str, statements: int) -> None:
+    """Each statement is a round trip to PostgreSQL; the page's ids travel there as one array."""
+    from sqlalchemy import event
+
+    seen: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        if statement != "BEGIN":
+            seen.append(statement)
+
+    with Session(catalogue) as session:
+        search(session=session, text="")  # the session's connection and transaction
+        event.listen(catalogue, "before_cursor_execute", record)
+        try:
+            result = search(session=session, text=query)
+        finally:
+            event.remove(catalogue, "before_cursor_execute", record)
+    assert len(seen) == statements, seen
+    if result.hits:
+        assert any(("= ANY (" if ON_POSTGRES else " IN (") in statement for statement in seen[2:])

@@ -16,7 +16,7 @@ from flask import Flask, current_app
 from flask.cli import with_appcontext
 
 from catalog import db as catalog_db
-from catalog.ingest import ImportFailed, ImportReport, import_catalogue
+from catalog.ingest import ImportFailed, ImportReport, import_catalogue, vacuum_after_import
 from webapp.cli_index import COMMANDS, load_command
 from webapp.cli_support import friendly
 from webapp.db import get_engine
@@ -113,6 +113,8 @@ def _run_import(paths: list[Path], *, dry_run: bool) -> ImportReport:
             transaction.rollback()
         else:
             transaction.commit()
+    if report.changed and not dry_run:
+        vacuum_after_import(engine)  # PostgreSQL: the new rows all-visible for the first searches
     _print_report(report, dry_run=dry_run, seconds=time.perf_counter() - started)
     if not dry_run:
         _store_orders(engine)
@@ -127,7 +129,9 @@ def _store_orders(engine: Engine) -> None:
 
     started = time.perf_counter()
     with catalog_db.transaction(engine) as session:
-        counts = store_ranks(session=session)
+        counts = store_ranks(session=session, unless_current=True)
+    if not counts:
+        return  # the import changed nothing: the orders stored are of this catalogue
     click.echo(
         f"  收藏页的排序已备好（{max(counts.values(), default=0)} 张印刷），用时 {time.perf_counter() - started:.2f} 秒"
     )

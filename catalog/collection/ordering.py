@@ -100,17 +100,23 @@ def _stored(session: Session, order: str, catalogue: Any) -> array[int] | None:
     return table
 
 
-def store_ranks(*, session: Session) -> dict[str, int]:
+def store_ranks(*, session: Session, unless_current: bool = False) -> dict[str, int]:
     """Make the ranks of every printing in each order and store them (:class:`PrintingOrder`),
     so that no process has to sort the catalogue before it can place a large collection: run
     after each import of the catalogue, in a transaction of its own (the caller's). Returns the
-    printings ranked per order (0: none, or more than a key can rank; nothing stored then)."""
+    printings ranked per order (0: none, or more than a key can rank; nothing stored then);
+    ``unless_current``: nothing done (and nothing returned) when every order stored is of the
+    catalogue as it is (an import that changed nothing)."""
     import numpy as np
 
     # The versions first, then the ranks: should another import commit in between, the ranks
     # are newer than the versions they are stored for and are never used (no page asks for
     # those versions again); the other way round, old ranks would be taken for the new ones.
     catalogue = tuple(sorted(session.execute(select(GAME.slug, GAME.catalogue_version)).all()))
+    if unless_current:
+        stored = set(session.scalars(select(ORDERED.sort).where(ORDERED.catalogue == catalogue_text(catalogue))))
+        if stored == set(ORDER_KEYS):
+            return {}
     counts: dict[str, int] = {}
     for order in ORDER_KEYS:
         table = made_ranks(session, order)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from typing import Any, cast
 
-from sqlalchemy import JSON, Column, Index, LargeBinary, Table, Text, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, LargeBinary, Table, Text, UniqueConstraint, func, null
 from sqlmodel import Field, SQLModel
 
 
@@ -19,6 +19,15 @@ def trigram_index(name: str, column: str) -> Index:
     such index and gets none. Search compiles a term of 3 characters or more to ``LIKE
     '%…%'`` there, which the index serves; shorter terms have no trigram and stay a scan."""
     index = Index(name, column, postgresql_using="gin", postgresql_ops={column: "gin_trgm_ops"})
+    return index.ddl_if(dialect="postgresql")
+
+
+def character_index(name: str, column: Any) -> Index:
+    """A PostgreSQL GIN index over the set of characters of ``column``
+    (``string_to_array(column, NULL)``, one element per character), for the 1- and 2-character
+    substring terms no trigram index serves: ``@>`` finds the rows holding every character of
+    the term, a substring test then keeps those holding them side by side. SQLite gets none."""
+    index = Index(name, func.string_to_array(column, null()), postgresql_using="gin")
     return index.ddl_if(dialect="postgresql")
 
 
@@ -121,7 +130,10 @@ class CardSearch(SQLModel, table=True):
     # No B-tree index on purpose: every filter here is non-selective or a substring test,
     # and a (game_id, type) index made SQLite look up 90,000 rows one by one (measured 51 ms
     # against a 7 ms scan of this narrow table). PostgreSQL alone gets a trigram index on
-    # ``keys`` (pg_trgm, migration 0011), which serves name terms of 3 characters or more.
+    # ``keys`` (pg_trgm, migration 0011), which serves name terms of 3 characters or more,
+    # and a character index on it (migration 0015, below the class) for shorter ones.
+    # Migration 0015 also puts PostgreSQL's columns in another order than these: the integers
+    # first, since a row there is read column by column up to the one a filter tests.
     __table_args__ = (trigram_index("ix_card_search_keys_trgm", "keys"),)
 
     card_id: int = Field(foreign_key="card.id", primary_key=True, ondelete="CASCADE")
@@ -236,3 +248,9 @@ def table_of(model: type[SQLModel]) -> Table:
     """The Core table behind a model, for bulk statements (typed for mypy)."""
     # why the type: ignore below: SQLModel sets __table__ on table models at class creation
     return cast(Table, model.__table__)  # type: ignore[attr-defined]
+
+
+# Name terms of 1–2 characters (龙王, 龍): measured on 100,000 printings, PostgreSQL scanned
+# every card_search row with strpos() for 龙王 (15–20 ms) where the index finds its 586
+# candidates and 184 matches in under 2 ms. An expression index: declared on the table.
+character_index("ix_card_search_keys_chars", table_of(CardSearch).c["keys"])

@@ -158,7 +158,7 @@ def name_term(term: Term, ctx: Context) -> Clause:
     if term.op == "=":
         return starts_with(keys, needle + KEY_SEPARATOR)
     _check_op(term, (":", "="))
-    return contains(keys, needle)
+    return contains(keys, needle, character_index=True)
 
 
 @key("o", "text", "oracle", "文本", "效果", "规则", "規則", help_zh=N_("规则文字包含（1、2 个汉字也可以）"))

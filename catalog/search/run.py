@@ -18,6 +18,7 @@ from catalog.models import Card, CardSet, Game, Printing, table_of
 from catalog.search.compile import ORDERS, compile_node, directive_of
 from catalog.search.keys import KEYS, Context, error
 from catalog.search.parser import And, Node, Query, QueryError, Term, parse
+from catalog.search.sql import among, byte_order
 from catalog.text import fold
 
 PER_PAGE = 60
@@ -175,8 +176,8 @@ def _order_keys(order: str, direction: str, ctx: Context) -> list[tuple[Any, boo
         set_position = select(sets.c.position).where(sets.c.id == p.c.set_id).scalar_subquery()
         keys: dict[str, list[Any]] = {
             "rarity": [p.c.rarity_rank],
-            "set": [set_position, p.c.number],
-            "number": [p.c.number],
+            "set": [set_position, byte_order(p.c.number)],
+            "number": [byte_order(p.c.number)],
         }
         row_id = p.c.id
     else:
@@ -187,17 +188,16 @@ def _order_keys(order: str, direction: str, ctx: Context) -> list[tuple[Any, boo
             .where(printing.c.card_id == cs.c.card_id)
             .scalar_subquery()
         )
-        first_number = select(func.min(printing.c.number)).where(printing.c.card_id == cs.c.card_id).scalar_subquery()
+        first_number = (
+            select(func.min(byte_order(printing.c.number))).where(printing.c.card_id == cs.c.card_id).scalar_subquery()
+        )
         keys = {"rarity": [best_rank], "set": [first_set, first_number], "number": [first_number]}
         row_id = cs.c.card_id
-    keys |= {"name": [cs.c.sort_key, cs.c.name], "cost": [cs.c.cost_total], "atk": [cs.c.attack], "def": [cs.c.defense]}
+    name = [byte_order(cs.c.sort_key), byte_order(cs.c.name)]
+    keys |= {"name": name, "cost": [cs.c.cost_total], "atk": [cs.c.attack], "def": [cs.c.defense]}
     descending = direction == "desc"
     primary = [(c, descending, True) for c in keys[order]]
-    tie = (
-        [(row_id, descending, False)]
-        if order == "name"
-        else [(c, False, False) for c in (cs.c.sort_key, cs.c.name, row_id)]
-    )
+    tie = [(row_id, descending, False)] if order == "name" else [(c, False, False) for c in (*name, row_id)]
     return [*primary, *tie]
 
 
@@ -354,6 +354,10 @@ def _page_and_total(
     return [row[0] for row in rows], total
 
 
+def _dialect(session: Session) -> str:
+    return session.get_bind().dialect.name
+
+
 def _hits_for_printings(session: Session, printing_ids: list[int], slugs: dict[int, str]) -> list[SearchHit]:
     if not printing_ids:
         return []
@@ -363,7 +367,7 @@ def _hits_for_printings(session: Session, printing_ids: list[int], slugs: dict[i
             select(Printing, Card, CardSet)
             .join(Card, col(Card.id) == col(Printing.card_id))
             .join(CardSet, col(CardSet.id) == col(Printing.set_id))
-            .where(col(Printing.id).in_(printing_ids))
+            .where(among(col(Printing.id), printing_ids, dialect=_dialect(session)))
         )
     }
     return [
@@ -379,13 +383,17 @@ def _hits_for_cards(
     extra query runs only when the query has printing conditions."""
     if not card_ids:
         return []
-    cards = {card.id: card for card in session.scalars(select(Card).where(col(Card.id).in_(card_ids)))}
+    dialect = _dialect(session)
+    # The cards with their printings in one statement (a card always has one): a statement
+    # less per page than reading the cards apart.
     printing_rows = session.execute(
-        select(Printing, CardSet)
+        select(Printing, CardSet, Card)
         .join(CardSet, col(CardSet.id) == col(Printing.set_id))
-        .where(col(Printing.card_id).in_(card_ids))
+        .join(Card, col(Card.id) == col(Printing.card_id))
+        .where(among(col(Printing.card_id), card_ids, dialect=dialect))
         .order_by(col(CardSet.position), col(Printing.number))
     ).all()
+    cards = {card.id: card for _printing, _set, card in printing_rows}
     matching: set[int] = set()
     if root is not None and ctx.uses_printings:
         print_ctx = Context(
@@ -399,11 +407,11 @@ def _hits_for_cards(
         statement = (
             select(print_ctx.p.c.id)
             .select_from(print_ctx.p.join(print_ctx.cs, print_ctx.cs.c.card_id == print_ctx.p.c.card_id))
-            .where(print_ctx.p.c.card_id.in_(card_ids), compile_node(root, print_ctx))
+            .where(among(print_ctx.p.c.card_id, card_ids, dialect=dialect), compile_node(root, print_ctx))
         )
         matching = set(session.scalars(statement))
     chosen: dict[int, tuple[Printing, CardSet]] = {}
-    for printing, card_set in printing_rows:
+    for printing, card_set, _card in printing_rows:
         current = chosen.get(printing.card_id)
         if current is None or (printing.id in matching and current[0].id not in matching):
             chosen[printing.card_id] = (printing, card_set)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import ARRAY, any_, bindparam
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.expression import ColumnElement, FunctionElement
-from sqlalchemy.types import Boolean, Integer
+from sqlalchemy.types import Boolean, Integer, String
 
 
 class position_of(FunctionElement[int]):
@@ -58,6 +59,54 @@ def _contains_postgres(element: Any, compiler: Any, **kw: Any) -> str:
     return f"{compiler.process(haystack, **kw)} LIKE {compiler.process(pattern, **kw)} ESCAPE '\\'"
 
 
+class contains_short(FunctionElement[bool]):
+    """``haystack`` contains ``needle`` (1 or 2 characters), ``haystack`` being a column with a
+    character index on PostgreSQL (``catalog.models.character_index``): there the index finds
+    the rows holding every character of the needle (``string_to_array(…, NULL) @> …``) and
+    ``strpos`` keeps those holding them side by side; elsewhere ``instr(…) > 0``."""
+
+    type = Boolean()
+    inherit_cache = True
+    name = "contains_short"
+
+
+@compiles(contains_short)
+def _contains_short_default(element: Any, compiler: Any, **kw: Any) -> str:
+    haystack, needle = list(element.clauses)
+    return f"instr({compiler.process(haystack, **kw)}, {compiler.process(needle, **kw)}) > 0"
+
+
+@compiles(contains_short, "postgresql")
+def _contains_short_postgres(element: Any, compiler: Any, **kw: Any) -> str:
+    haystack, needle = (compiler.process(clause, **kw) for clause in element.clauses)
+    characters = f"string_to_array({haystack}, NULL) @> string_to_array({needle}, NULL)"
+    return f"({characters} AND strpos({haystack}, {needle}) > 0)"
+
+
+class byte_order(FunctionElement[str]):
+    """A text sort key compared byte by byte: ``COLLATE "C"`` on PostgreSQL, as-is on SQLite
+    (whose default collation, BINARY, already is). The database's own collation (C.UTF-8,
+    en_US…) compares through the C library's strcoll, and need not order like SQLite at all.
+    Every match of a query takes part in the top-N sort of its page: the 20 statements of the
+    search benchmark's mix used 6 % less PostgreSQL CPU with byte order (501 → 471 ms)."""
+
+    type = String()
+    inherit_cache = True
+    name = "byte_order"
+
+
+@compiles(byte_order)
+def _byte_order_default(element: Any, compiler: Any, **kw: Any) -> str:
+    (value,) = list(element.clauses)
+    return str(compiler.process(value, **kw))
+
+
+@compiles(byte_order, "postgresql")
+def _byte_order_postgres(element: Any, compiler: Any, **kw: Any) -> str:
+    (value,) = list(element.clauses)
+    return f'{compiler.process(value, **kw)} COLLATE "C"'
+
+
 TRIGRAM = 3  # the shortest needle a trigram index can serve
 
 
@@ -66,11 +115,25 @@ def like_escaped(needle: str) -> str:
     return needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def contains(column: Any, needle: str) -> ColumnElement[bool]:
+def contains(column: Any, needle: str, *, character_index: bool = False) -> ColumnElement[bool]:
+    """``column`` contains ``needle``. ``character_index``: the column has one on PostgreSQL
+    (only ``card_search.keys``), which serves needles too short for a trigram."""
     if len(needle) >= TRIGRAM:
         return contains_long(column, needle, f"%{like_escaped(needle)}%")
+    if character_index:
+        return contains_short(column, needle)
     return position_of(column, needle) > 0
 
 
 def starts_with(column: Any, needle: str) -> ColumnElement[bool]:
     return position_of(column, needle) == 1
+
+
+def among(column: Any, ids: list[int], *, dialect: str) -> ColumnElement[bool]:
+    """``column`` is one of ``ids`` (a page's card or printing ids): on PostgreSQL ``= ANY`` of
+    one array parameter, elsewhere ``IN``. Sixty ``IN`` parameters cost PostgreSQL's driver a
+    rewrite of the statement's placeholders and the server the planning of a 60-item list on
+    every page (measured with the one-statement hits: 7.8 → 6.4 ms of client and server CPU)."""
+    if dialect == "postgresql":
+        return column == any_(bindparam(None, ids, type_=ARRAY(Integer())))
+    return column.in_(ids)

@@ -26,7 +26,7 @@ import pytest
 from sqlmodel import Session
 
 from catalog import db as catalog_db
-from catalog.ingest import import_catalogue
+from catalog.ingest import import_catalogue, vacuum_after_import
 from catalog.ingest.synth import write_synthetic_catalogue
 
 PRINTINGS = int(os.environ.get("BENCH_PRINTINGS", "100000"))
@@ -94,8 +94,9 @@ DATABASES = ["SQLite", "PostgreSQL"] if POSTGRES else ["SQLite"]
 
 
 def build_engine(database: str, folder: Path, directory: Path) -> Any:
-    """A migrated ``database`` ("SQLite" or "PostgreSQL") holding the catalogue in ``folder``,
-    with planner statistics (ANALYZE, committed)."""
+    """A migrated ``database`` ("SQLite" or "PostgreSQL") holding the catalogue in ``folder``
+    as ``lunzang import`` leaves it (on PostgreSQL: vacuumed), with planner statistics
+    (ANALYZE, committed)."""
     if database == "SQLite":
         url = f"sqlite:///{directory / 'bench.sqlite3'}"
     else:
@@ -105,6 +106,7 @@ def build_engine(database: str, folder: Path, directory: Path) -> Any:
     catalog_db.upgrade(engine)
     with catalog_db.transaction(engine) as session:
         import_catalogue(session=session, paths=[folder])
+    vacuum_after_import(engine)  # as ``lunzang import`` does once the import has committed
     with engine.connect() as connection:
         connection.exec_driver_sql("ANALYZE")
         connection.commit()  # PostgreSQL's ANALYZE is transactional: uncommitted, it is lost
