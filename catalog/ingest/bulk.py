@@ -79,6 +79,65 @@ def bulk_insert(session: Session, table: Any, rows: list[dict[str, Any]]) -> Non
     connection.exec_driver_sql(statement, data)
 
 
+def select_in(
+    session: Session, table: Any, columns: tuple[str, ...], where: dict[str, Any], column: str, values: list[Any]
+) -> list[tuple[Any, ...]]:
+    """Rows of ``columns`` of ``table`` whose ``column`` is one of ``values`` (and whose columns in
+    ``where`` equal its values), in one statement whose text does not depend on ``values``.
+
+    An ``IN`` list of bound parameters is expanded and compiled by SQLAlchemy each time (and on
+    PostgreSQL converted by the driver and planned by the server with 2,000 parameters): the
+    import's lookup of each chunk's 2,000 card names cost a re-import of 100,000 printings ~2 s
+    on PostgreSQL that way. Here ``values`` is one parameter: an array on PostgreSQL
+    (``= ANY``), a JSON array read by ``json_each`` on SQLite; both use the column's index.
+    """
+    if not values:
+        return []
+    connection = session.connection()
+    dialect = connection.dialect
+    quote = dialect.identifier_preparer.quote
+    mark = "?" if dialect.paramstyle == "qmark" else "%s"
+    selected = ", ".join(quote(c) for c in columns)
+    conditions = [f"{quote(name)} = {mark}" for name in where]
+    if dialect.name == "postgresql":
+        conditions.append(f"{quote(column)} = ANY({mark})")
+        listed: Any = list(values)
+    else:
+        conditions.append(f"{quote(column)} IN (SELECT value FROM json_each({mark}))")
+        listed = _JSON.encode(list(values))
+    statement = f"SELECT {selected} FROM {quote(table.name)} WHERE {' AND '.join(conditions)}"
+    driver: Any = connection.connection.driver_connection
+    if dialect.name == "postgresql":
+        # not prepared: a plan the server kept from while the table was small (a generic plan,
+        # made after a few runs of the same text) would stay a sequential scan as it grows
+        return list(driver.execute(statement, (*where.values(), listed), prepare=False).fetchall())
+    return list(driver.execute(statement, (*where.values(), listed)).fetchall())
+
+
+def reserve_ids(session: Session, table: Any, count: int) -> list[int]:
+    """The ids the next ``count`` rows inserted into ``table`` without an id would get, reserved
+    for the caller to insert them with (so that it need not read them back by another key).
+
+    PostgreSQL: ``count`` values of the id column's sequence, in order (what COPY would have
+    drawn). SQLite: the rowids after the largest, as SQLite assigns them to an ``INTEGER PRIMARY
+    KEY`` without AUTOINCREMENT; the importer holds the write lock by then (it wrote the game's
+    row), so no other writer can take them.
+    """
+    if count <= 0:
+        return []
+    connection = session.connection()
+    quote = connection.dialect.identifier_preparer.quote
+    if connection.dialect.name == "postgresql":
+        found = connection.exec_driver_sql(
+            "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+            (quote(table.name), count),
+        )
+        return sorted(int(value) for (value,) in found)
+    (largest,) = connection.exec_driver_sql(f"SELECT max(id) FROM {quote(table.name)}").one()
+    start = int(largest or 0) + 1
+    return list(range(start, start + count))
+
+
 def batched(
     progress: Progress | None, stage: str, run: Callable[[list[dict[str, Any]]], Any], rows: list[dict[str, Any]]
 ) -> None:

@@ -18,7 +18,7 @@ from sqlmodel import Session, select
 from catalog.errors import LunzangError, Message
 from catalog.games import GameModule
 from catalog.games.base import ParsedCard, RowErrors
-from catalog.ingest.bulk import BATCH
+from catalog.ingest.bulk import BATCH, select_in
 from catalog.ingest.sources import Problem, Row, Source
 from catalog.models import (
     Card,
@@ -320,10 +320,8 @@ class Plan:
             return
         table = table_of(Card)
         for start in range(0, len(names), BATCH):
-            yield from self.session.execute(
-                select(*[table.c[c] for c in columns]).where(
-                    table.c.game_id == self.game_row.id, table.c.name.in_(names[start : start + BATCH])
-                )
+            yield from select_in(
+                self.session, table, columns, {"game_id": self.game_row.id}, "name", names[start : start + BATCH]
             )
 
     def existing_printings(self, keys: dict[str, list[str]], columns: tuple[str, ...]) -> Iterator[Any]:

@@ -12,7 +12,7 @@ from sqlalchemy import bindparam, delete, exists, func, literal_column, update
 from sqlmodel import col, select
 
 from catalog.games import GameModule
-from catalog.ingest.bulk import BATCH, batched, bulk_insert, drop_secondary_indexes
+from catalog.ingest.bulk import BATCH, batched, bulk_insert, drop_secondary_indexes, reserve_ids
 from catalog.ingest.validate import PRINTING_FIELDS, STORED_PRINTING, Checked, Plan, StoredCard
 from catalog.models import (
     BanEntry,
@@ -192,6 +192,9 @@ class PlanWriter(Plan):
                     )
                 else:
                     report.cards.unchanged += 1
+        # the new cards' ids, reserved before the insert rather than read back by name after it
+        for card_id, row in zip(reserve_ids(self.session, table, len(new_rows)), new_rows, strict=True):
+            row["id"] = self.cards[row["name"]] = card_id
         bulk_insert(self.session, table, new_rows)
         if changed:
             columns: dict[str, Any] = {key: bindparam(key) for key in changed[0] if key != "_id"}
@@ -205,11 +208,7 @@ class PlanWriter(Plan):
             self.affected.update(changed_ids)
         report.cards.added += len(new_rows)
         report.cards.updated += len(changed)
-        if new_rows:
-            names = [row["name"] for row in new_rows]
-            for card_id, name in self.existing_cards(names, ("id", "name")):
-                self.cards[name] = card_id
-        touched = [(self.cards[row["name"]], row) for row in new_rows] + [(row["_id"], row) for row in changed]
+        touched = [(row["id"], row) for row in new_rows] + [(row["_id"], row) for row in changed]
         traits: list[dict[str, Any]] = []
         keywords: list[dict[str, Any]] = []
         for card_id, row in touched:
