@@ -87,10 +87,13 @@ def rules_hash(values: dict[str, Any]) -> str:
 CHUNK = 2000  # rows checked, then written, at a time
 WHOLE_SET = 4000  # a set of up to this many printings is read whole (existing_printings),
 WHOLE_SET_FACTOR = 4  # or of up to this many times the numbers a chunk names in it
-# A checked printing row as the writer reads it back: set code, number, card name, printing
-# fields, and the card's stored values when this row is the card's first in the import.
+# A checked printing row, as the check sees it: set code, number, card name, printing fields,
+# and the card's stored values when this row is the card's first in the import.
 Checked = tuple[str, str, str, dict[str, Any], dict[str, Any] | None]
-StoredCard = tuple[int, str, str, str]  # a card in the database: id, name, name_en, rules_hash
+StoredCard = tuple[int, str, str]  # a card in the database: id, name_en, rules_hash
+# What the writer reads back of one chunk (see Plan.checked_chunks).
+FirstRow = tuple[str, dict[str, Any] | None, StoredCard | None]  # card name, stored values, the card in the database
+PrintingRow = tuple[str, str, str, dict[str, Any]]  # set code, number, card name, printing fields
 STORED_PRINTING = ("id", "set_id", "number", *PRINTING_FIELDS)  # a printing in the database
 
 
@@ -147,10 +150,15 @@ class Plan:
     def problem(self, file: str, line: int, column: str, zh: str, en: str) -> None:
         self.problems.append(Problem(file, line, column, Message(zh, en)))
 
-    def checked_chunks(self) -> Iterator[tuple[list[Checked], list[StoredCard], list[tuple[Any, ...]]]]:
-        """The checked rows again, chunk by chunk, as :meth:`plan` kept them, each with the
-        database's rows of the cards it prints first and of the printings it rewrites
-        (:data:`STORED_PRINTING` columns), looked up once, by the check."""
+    def checked_chunks(self) -> Iterator[tuple[list[FirstRow], list[PrintingRow], list[tuple[Any, ...]], int]]:
+        """The checked rows again, chunk by chunk, as :meth:`plan` kept them: what the writer
+        needs and nothing it would only find unchanged (the check compared them already, with
+        the database's rows it looked up once).
+
+        Each chunk: the cards it prints first (name; stored values, or None when the database
+        holds the same rules; the database's card or None), the printings that are new or
+        changed, the database's rows of those that change (:data:`STORED_PRINTING` columns),
+        and how many of the chunk's printings the database already holds as they are."""
         self.checked.seek(0)
         while size := int.from_bytes(self.checked.read(8), "little"):
             yield marshal.loads(self.checked.read(size))
@@ -287,8 +295,9 @@ class Plan:
                     checked.append((set_code, number, name, parsed.printing, stored if first_row else None))
             stored_cards, stored_printings = self._look_up_database(first_seen, keys)
             if not self.problems and not self.read_problems:
-                # the writer reads it back: no second parse, no second lookup in the database
-                data = marshal.dumps((checked, stored_cards, stored_printings))
+                # the writer reads it back: no second parse, no second lookup in the database,
+                # and no row it would only find unchanged
+                data = marshal.dumps(self._to_write(checked, stored_cards, stored_printings))
                 self.checked.write(len(data).to_bytes(8, "little") + data)
         if self.progress:
             self.progress("检查", index, index)
@@ -296,23 +305,60 @@ class Plan:
 
     def _look_up_database(
         self, first_seen: dict[str, str], keys: dict[str, list[str]]
-    ) -> tuple[list[StoredCard], list[tuple[Any, ...]]]:
+    ) -> tuple[dict[str, StoredCard], dict[tuple[int, str], tuple[Any, ...]]]:
         """One chunk against the database: which existing cards it changes the rules of, and
-        which existing printings it rewrites; the rows of both (for the writer)."""
-        stored: list[StoredCard] = []
-        printings: list[tuple[Any, ...]] = []
+        which existing printings it rewrites; the rows of both, by card name and by (set id,
+        number), each printing's followed by its card's name."""
+        stored: dict[str, StoredCard] = {}
+        printings: dict[tuple[int, str], tuple[Any, ...]] = {}
         if self.db_card_count and first_seen:
             for card_id, name, name_en, digest in self.existing_cards(
                 list(first_seen), ("id", "name", "name_en", "rules_hash")
             ):
-                stored.append((card_id, name, name_en, digest))
+                stored[name] = (card_id, name_en, digest)
                 if digest != first_seen[name]:
                     self.db_changed[card_id] = name
         if self.db_printing_count:
-            for printing in self.existing_printings(keys, STORED_PRINTING):
+            for printing in self.existing_printings(keys, STORED_PRINTING, card_name=True):
                 self.covered.add(printing[0])
-                printings.append(tuple(printing[: len(STORED_PRINTING)]))
+                printings[(printing[1], printing[2])] = tuple(printing[: len(STORED_PRINTING) + 1])
         return stored, printings
+
+    def _to_write(
+        self,
+        checked: list[Checked],
+        stored_cards: dict[str, StoredCard],
+        stored_printings: dict[tuple[int, str], tuple[Any, ...]],
+    ) -> tuple[list[FirstRow], list[PrintingRow], list[tuple[Any, ...]], int]:
+        """What the writer needs of one checked chunk (see :meth:`checked_chunks`).
+
+        A printing the database holds with the same fields, for a card of the same name, is
+        left out (counted): the writer would give it the id of that card, the one it has. A
+        card's stored values are left out when the database's rules hash is the same: the
+        writer has no rules to write then (an English name only a later row gives is read
+        back from the database's row, see :meth:`PlanWriter._write_cards`)."""
+        firsts: list[FirstRow] = []
+        printings: list[PrintingRow] = []
+        before: list[tuple[Any, ...]] = []
+        unchanged = 0
+        compared = PRINTING_FIELDS[1:]  # card_id: compared by the card's name
+        assert PRINTING_FIELDS[0] == "card_id"
+        at = len(STORED_PRINTING) - len(compared)
+        for set_code, number, name, printing, stored in checked:
+            if stored is not None:
+                db_card = stored_cards.get(name)
+                same_rules = db_card is not None and db_card[2] == stored["rules_hash"]
+                firsts.append((name, None if same_rules else stored, db_card))
+            found = stored_printings.get((self.db_sets[set_code].id, number)) if stored_printings else None  # type: ignore[arg-type]  # a set read from the database has its id
+            if found is not None and found[-1] == name:
+                values = {**printing, "number_key": fold(number)}
+                if all(found[at + i] == values[key] for i, key in enumerate(compared)):
+                    unchanged += 1
+                    continue
+            printings.append((set_code, number, name, printing))
+            if found is not None:
+                before.append(found[:-1])
+        return firsts, printings, before, unchanged
 
     def existing_cards(self, names: list[str], columns: tuple[str, ...]) -> Iterator[Any]:
         """The game's cards among ``names`` (rows of ``columns``)."""
@@ -324,17 +370,25 @@ class Plan:
                 self.session, table, columns, {"game_id": self.game_row.id}, "name", names[start : start + BATCH]
             )
 
-    def existing_printings(self, keys: dict[str, list[str]], columns: tuple[str, ...]) -> Iterator[Any]:
-        """The database printings at ``{set code: [numbers]}`` (rows of ``columns``).
+    def existing_printings(
+        self, keys: dict[str, list[str]], columns: tuple[str, ...], *, card_name: bool = False
+    ) -> Iterator[Any]:
+        """The database printings at ``{set code: [numbers]}`` (rows of ``columns``, followed by
+        the name of the printing's card when ``card_name``).
 
         A chunk names most of a set's numbers, so a set not much larger than what the chunk
         names is read whole by its id (one short statement, compiled once) and filtered here:
         IN lists of 2,000 numbers, expanded and compiled for every chunk, cost a re-import of
         100,000 printings ~1.7 s. A large set is still looked up by its numbers (bounded reads)."""
         table = table_of(Printing)
-        named = [*columns, *(() if "number" in columns else ("number",))]
-        selected = select(*[table.c[c] for c in named])
-        at = named.index("number")
+        card = table_of(Card)
+        wanted_columns: list[Any] = [table.c[c] for c in columns] + ([card.c.name] if card_name else [])
+        at = len(wanted_columns)  # the number, when read for the filter below
+        selected = select(*wanted_columns, *[table.c.number])
+        by_numbers = select(*wanted_columns)
+        if card_name:
+            selected = selected.join(card, card.c.id == table.c.card_id)
+            by_numbers = by_numbers.join(card, card.c.id == table.c.card_id)
         for set_code, numbers in keys.items():
             set_id = self.db_sets[set_code].id
             size = self.db_set_sizes.get(set_id, 0) if set_id is not None else 0
@@ -346,9 +400,7 @@ class Plan:
                 continue
             for start in range(0, len(numbers), BATCH):
                 yield from self.session.execute(
-                    select(*[table.c[c] for c in columns]).where(
-                        table.c.set_id == self.db_sets[set_code].id, table.c.number.in_(numbers[start : start + BATCH])
-                    )
+                    by_numbers.where(table.c.set_id == set_id, table.c.number.in_(numbers[start : start + BATCH]))
                 )
 
     def stored_at(self, places: set[int]) -> dict[int, dict[str, Any]]:

@@ -13,7 +13,7 @@ from sqlmodel import col, select
 
 from catalog.games import GameModule
 from catalog.ingest.bulk import BATCH, batched, bulk_insert, drop_secondary_indexes, reserve_ids
-from catalog.ingest.validate import PRINTING_FIELDS, STORED_PRINTING, Checked, Plan, StoredCard
+from catalog.ingest.validate import PRINTING_FIELDS, RULES_FIELDS, STORED_PRINTING, FirstRow, Plan, PrintingRow
 from catalog.models import (
     BanEntry,
     Card,
@@ -130,10 +130,11 @@ class PlanWriter(Plan):
         self.db_card_ids: set[int] = set()  # this import's cards that were in the database before
         self.affected: set[int] = set()  # existing cards whose printing summary must be recomputed
         done = 0
-        for rows, stored_cards, stored_printings in self.checked_chunks():
-            self._write_cards(game_id, rows, stored_cards, report)
-            self._write_printings(rows, stored_printings, report)
-            done += len(rows)
+        for firsts, printings, stored_printings, unchanged in self.checked_chunks():
+            self._write_cards(game_id, firsts, report)
+            self._write_printings(printings, stored_printings, report)
+            report.printings.unchanged += unchanged
+            done += len(printings) + unchanged
             if self.progress:
                 self.progress("写入", done, self.printing_rows)
         for index in dropped:
@@ -148,23 +149,30 @@ class PlanWriter(Plan):
         self._write_formats(game_id, report)
         report.cards_removed += self._remove_orphans(game_id)
 
-    def _write_cards(
-        self, game_id: int, rows: list[Checked], stored_cards: list[StoredCard], report: ImportReport
-    ) -> None:
+    def _write_cards(self, game_id: int, firsts: list[FirstRow], report: ImportReport) -> None:
         """The cards one chunk prints first in this import: inserted when new, rewritten when
         their rules or English name changed (with their trait, keyword, search and text rows).
-        ``stored_cards``: the database's rows of those cards, as the check read them."""
+        Each comes with the database's row of it, as the check read it, and its stored values
+        unless the database holds the same rules."""
         table = table_of(Card)
-        first = {name: stored for _set_code, _number, name, _printing, stored in rows if stored is not None}
-        if not first:
+        if not firsts:
             return
-        existing = {name: (card_id, name_en, digest) for card_id, name, name_en, digest in stored_cards}
         new_rows: list[dict[str, Any]] = []
         changed: list[dict[str, Any]] = []
         summaries: dict[str, tuple[int, int]] = {}
-        for name, stored in first.items():
-            known = existing.get(name)
+        renamed: dict[int, tuple[str, str]] = {}  # same rules, another English name: id → (name, name_en)
+        for name, stored, known in firsts:
             name_en = self.name_en.get(name, known[1] if known else "")
+            if stored is None:
+                # the database holds these rules (the check compared the hashes)
+                assert known is not None
+                self.cards[name] = known[0]
+                self.db_card_ids.add(known[0])
+                if known[1] != name_en:
+                    renamed[known[0]] = (name, name_en)  # an English name from a later row
+                else:
+                    report.cards.unchanged += 1
+                continue
             if known is None:
                 new_rows.append(
                     {
@@ -192,6 +200,21 @@ class PlanWriter(Plan):
                     )
                 else:
                     report.cards.unchanged += 1
+        if renamed:
+            # rewritten like a changed card, from the values the database holds for its rules
+            columns_read = [table.c[key] for key in ("id", *RULES_FIELDS, "rules_hash")]
+            for found in self.session.execute(select(*columns_read).where(table.c.id.in_(sorted(renamed)))).mappings():
+                stored = {key: found[key] for key in (*RULES_FIELDS, "rules_hash")}
+                name, name_en = renamed[found["id"]]
+                changed.append(
+                    {
+                        "_id": found["id"],
+                        "name": name,
+                        "name_en": name_en,
+                        **stored,
+                        **search_keys(name, stored["text"], stored["attributes"], self.game),
+                    }
+                )
         # the new cards' ids, reserved before the insert rather than read back by name after it
         for card_id, row in zip(reserve_ids(self.session, table, len(new_rows)), new_rows, strict=True):
             row["id"] = self.cards[row["name"]] = card_id
@@ -277,8 +300,8 @@ class PlanWriter(Plan):
             "set_count": set_count,
         }
 
-    def _write_printings(self, rows: list[Checked], stored: list[tuple[Any, ...]], report: ImportReport) -> None:
-        """The chunk's printings: inserted, updated where a field changed; ``stored``: the
+    def _write_printings(self, rows: list[PrintingRow], stored: list[tuple[Any, ...]], report: ImportReport) -> None:
+        """The chunk's new and changed printings: inserted, or updated; ``stored``: the
         database's rows of those it rewrites (:data:`STORED_PRINTING`), as the check read them."""
         table = table_of(Printing)
         existing: dict[tuple[int, str], dict[str, Any]] = {}
@@ -287,7 +310,7 @@ class PlanWriter(Plan):
             existing[(values["set_id"], values["number"])] = values
         new_rows: list[dict[str, Any]] = []
         changed: list[dict[str, Any]] = []
-        for set_code, number, name, printing, _stored in rows:
+        for set_code, number, name, printing in rows:
             set_id = self.db_sets[set_code].id
             card_id = self.cards[name]
             values = {"card_id": card_id, "number_key": fold(number), **printing}
