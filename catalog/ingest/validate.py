@@ -9,6 +9,7 @@ import hashlib
 import marshal
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
+from operator import itemgetter
 from pathlib import Path
 from typing import IO, Any, Self
 
@@ -95,6 +96,7 @@ StoredCard = tuple[int, str, str]  # a card in the database: id, name_en, rules_
 FirstRow = tuple[str, dict[str, Any] | None, StoredCard | None]  # card name, stored values, the card in the database
 PrintingRow = tuple[str, str, str, dict[str, Any]]  # set code, number, card name, printing fields
 STORED_PRINTING = ("id", "set_id", "number", *PRINTING_FIELDS)  # a printing in the database
+PRINTING_CARD = ("name", "name_en", "rules_hash")  # and its card's, read with it
 
 
 def chunks(rows: Iterable[Row], size: int | None = None) -> Iterator[list[Row]]:
@@ -308,20 +310,28 @@ class Plan:
     ) -> tuple[dict[str, StoredCard], dict[tuple[int, str], tuple[Any, ...]]]:
         """One chunk against the database: which existing cards it changes the rules of, and
         which existing printings it rewrites; the rows of both, by card name and by (set id,
-        number), each printing's followed by its card's name."""
+        number), each printing's followed by its card's :data:`PRINTING_CARD` columns.
+
+        The printings are read first, with their cards: a re-import finds most of a chunk's
+        cards there, and looks up by name only the others (new printings, renamed cards)."""
         stored: dict[str, StoredCard] = {}
         printings: dict[tuple[int, str], tuple[Any, ...]] = {}
-        if self.db_card_count and first_seen:
+        if self.db_printing_count:
+            card_at = STORED_PRINTING.index("card_id")
+            for printing in self.existing_printings(keys, STORED_PRINTING, card_columns=PRINTING_CARD):
+                self.covered.add(printing[0])
+                found = printings[(printing[1], printing[2])] = tuple(printing[: len(STORED_PRINTING) + 3])
+                name, name_en, digest = found[len(STORED_PRINTING) :]
+                if name in first_seen:
+                    stored[name] = (found[card_at], name_en, digest)
+        if self.db_card_count and len(stored) < len(first_seen):
             for card_id, name, name_en, digest in self.existing_cards(
-                list(first_seen), ("id", "name", "name_en", "rules_hash")
+                [name for name in first_seen if name not in stored], ("id", "name", "name_en", "rules_hash")
             ):
                 stored[name] = (card_id, name_en, digest)
-                if digest != first_seen[name]:
-                    self.db_changed[card_id] = name
-        if self.db_printing_count:
-            for printing in self.existing_printings(keys, STORED_PRINTING, card_name=True):
-                self.covered.add(printing[0])
-                printings[(printing[1], printing[2])] = tuple(printing[: len(STORED_PRINTING) + 1])
+        for name, (card_id, _name_en, digest) in stored.items():
+            if digest != first_seen[name]:
+                self.db_changed[card_id] = name
         return stored, printings
 
     def _to_write(
@@ -341,23 +351,24 @@ class Plan:
         printings: list[PrintingRow] = []
         before: list[tuple[Any, ...]] = []
         unchanged = 0
-        compared = PRINTING_FIELDS[1:]  # card_id: compared by the card's name
-        assert PRINTING_FIELDS[0] == "card_id"
-        at = len(STORED_PRINTING) - len(compared)
+        # the fields compared, in STORED_PRINTING order; card_id is compared by the card's name
+        assert STORED_PRINTING[3:] == PRINTING_FIELDS and PRINTING_FIELDS[0] == "card_id"
+        assert PRINTING_FIELDS[-1] == "number_key"
+        size = len(STORED_PRINTING)
+        fields = itemgetter(*PRINTING_FIELDS[1:-1])
+        set_ids = {code: card_set.id for code, card_set in self.db_sets.items()}
         for set_code, number, name, printing, stored in checked:
             if stored is not None:
                 db_card = stored_cards.get(name)
                 same_rules = db_card is not None and db_card[2] == stored["rules_hash"]
                 firsts.append((name, None if same_rules else stored, db_card))
-            found = stored_printings.get((self.db_sets[set_code].id, number)) if stored_printings else None  # type: ignore[arg-type]  # a set read from the database has its id
-            if found is not None and found[-1] == name:
-                values = {**printing, "number_key": fold(number)}
-                if all(found[at + i] == values[key] for i, key in enumerate(compared)):
-                    unchanged += 1
-                    continue
+            found = stored_printings.get((set_ids.get(set_code), number)) if stored_printings else None  # type: ignore[arg-type]  # a set read from the database has its id
+            if found is not None and found[size] == name and found[4:size] == (*fields(printing), fold(number)):
+                unchanged += 1
+                continue
             printings.append((set_code, number, name, printing))
             if found is not None:
-                before.append(found[:-1])
+                before.append(found[:size])
         return firsts, printings, before, unchanged
 
     def existing_cards(self, names: list[str], columns: tuple[str, ...]) -> Iterator[Any]:
@@ -371,10 +382,10 @@ class Plan:
             )
 
     def existing_printings(
-        self, keys: dict[str, list[str]], columns: tuple[str, ...], *, card_name: bool = False
+        self, keys: dict[str, list[str]], columns: tuple[str, ...], *, card_columns: tuple[str, ...] = ()
     ) -> Iterator[Any]:
         """The database printings at ``{set code: [numbers]}`` (rows of ``columns``, followed by
-        the name of the printing's card when ``card_name``).
+        the ``card_columns`` of the printing's card).
 
         A chunk names most of a set's numbers, so a set not much larger than what the chunk
         names is read whole by its id (one short statement, compiled once) and filtered here:
@@ -382,11 +393,11 @@ class Plan:
         100,000 printings ~1.7 s. A large set is still looked up by its numbers (bounded reads)."""
         table = table_of(Printing)
         card = table_of(Card)
-        wanted_columns: list[Any] = [table.c[c] for c in columns] + ([card.c.name] if card_name else [])
+        wanted_columns: list[Any] = [table.c[c] for c in columns] + [card.c[c] for c in card_columns]
         at = len(wanted_columns)  # the number, when read for the filter below
         selected = select(*wanted_columns, *[table.c.number])
         by_numbers = select(*wanted_columns)
-        if card_name:
+        if card_columns:
             selected = selected.join(card, card.c.id == table.c.card_id)
             by_numbers = by_numbers.join(card, card.c.id == table.c.card_id)
         for set_code, numbers in keys.items():
