@@ -275,3 +275,21 @@ def test_an_english_name_given_by_a_later_printing_of_an_unchanged_card_is_writt
     assert import_with("", "")[0] == "Summit"
     name_en, keys = import_with("Fist", "Other")
     assert name_en == "Fist" and "fist" in keys
+
+
+def test_the_kept_card_values_are_the_stored_columns_with_the_same_hash() -> None:
+    """A checked chunk keeps a card's values as a tuple (card_values): the same values and the
+    same rules hash as the stored columns (card_columns) an earlier import wrote."""
+    from catalog.games import get_game
+
+    game = get_game("samsara")
+    assert game is not None
+    rows = [
+        {"set": "X1", "number": "1", "name": "龙", "rarity": "R", "type": "战魂", "attribute": "光暗", "cost": "2光"},
+        {"set": "X1", "number": "2", "name": "剑", "rarity": "C", "type": "魔法", "traits": "童话", "keywords": "防守"},
+    ]
+    for row in rows:
+        parsed = game.parse_row(row).card
+        columns = ingest_validate.card_columns(parsed)
+        assert ingest_validate.card_values(parsed) == tuple(columns[key] for key in ingest_validate.STORED_CARD)
+        assert columns["attributes"] == "".join(parsed["attributes"])

@@ -77,6 +77,19 @@ def card_columns(parsed: dict[str, Any], digest: str | None = None) -> dict[str,
     return values
 
 
+STORED_CARD = (*RULES_FIELDS, "rules_hash")  # a card's stored values, as a tuple (card_values)
+_ATTRIBUTES_AT = RULES_FIELDS.index("attributes")
+
+
+def card_values(parsed: dict[str, Any]) -> tuple[Any, ...]:
+    """:func:`card_columns` as a tuple in :data:`STORED_CARD` order (what a checked chunk keeps:
+    marshalled without a key per value, and read back without building a dict per card)."""
+    values = [parsed[key] for key in RULES_FIELDS]
+    values[_ATTRIBUTES_AT] = "".join(values[_ATTRIBUTES_AT])
+    # the digest of rules_hash: the same list, the same repr
+    return (*values, hashlib.blake2b(repr(values).encode("utf-8"), digest_size=20).hexdigest())
+
+
 def rules_hash(values: dict[str, Any]) -> str:
     """A digest of the rules fields: equal cards, equal digests (their values are built in
     a fixed order by the game modules, so ``repr`` is canonical; json.dumps cost 20% of a
@@ -89,14 +102,15 @@ CHUNK = 2000  # rows checked, then written, at a time
 WHOLE_SET = 4000  # a set of up to this many printings is read whole (existing_printings),
 WHOLE_SET_FACTOR = 4  # or of up to this many times the numbers a chunk names in it
 # A checked printing row, as the check sees it: set code, number, card name, printing fields,
-# and the card's stored values when this row is the card's first in the import.
-Checked = tuple[str, str, str, dict[str, Any], dict[str, Any] | None]
+# and the card's stored values (STORED_CARD) when this row is the card's first in the import.
+Checked = tuple[str, str, str, dict[str, Any], tuple[Any, ...] | None]
 StoredCard = tuple[int, str, str]  # a card in the database: id, name_en, rules_hash
 # What the writer reads back of one chunk (see Plan.checked_chunks).
-FirstRow = tuple[str, dict[str, Any] | None, StoredCard | None]  # card name, stored values, the card in the database
-PrintingRow = tuple[str, str, str, dict[str, Any]]  # set code, number, card name, printing fields
+FirstRow = tuple[str, tuple[Any, ...] | None, StoredCard | None]  # card name, stored values, the card in the database
+PrintingRow = tuple[str, str, str, tuple[Any, ...]]  # set code, number, card name, PRINTING_VALUES
 STORED_PRINTING = ("id", "set_id", "number", *PRINTING_FIELDS)  # a printing in the database
 PRINTING_CARD = ("name", "name_en", "rules_hash")  # and its card's, read with it
+PRINTING_VALUES = PRINTING_FIELDS[1:-1]  # a printing's parsed fields (the rest: its card, its number)
 
 
 def chunks(rows: Iterable[Row], size: int | None = None) -> Iterator[list[Row]]:
@@ -267,18 +281,18 @@ class Plan:
                 if parsed is None:
                     continue
                 name = row.values["name"].strip()
-                stored = card_columns(parsed.card)
-                digest = bytes.fromhex(stored["rules_hash"])
+                stored = card_values(parsed.card)
+                digest = bytes.fromhex(stored[-1])
                 if parsed.card.get("name_en"):
                     self.name_en.setdefault(name, parsed.card["name_en"])
                 known = self.cards.get(name)
                 first_row = False
                 if known is not None:
                     if known[0] != digest:
-                        pending.append((row, name, stored, known[1]))
+                        pending.append((row, name, dict(zip(STORED_CARD, stored, strict=True)), known[1]))
                 else:
                     known = self.cards[name] = (digest, self.place(row), 0, None)
-                    first_seen[name] = stored["rules_hash"]
+                    first_seen[name] = stored[-1]
                     first_row = True
                 if set_code is not None and number:
                     self.printing_rows += 1
@@ -352,21 +366,21 @@ class Plan:
         before: list[tuple[Any, ...]] = []
         unchanged = 0
         # the fields compared, in STORED_PRINTING order; card_id is compared by the card's name
-        assert STORED_PRINTING[3:] == PRINTING_FIELDS and PRINTING_FIELDS[0] == "card_id"
-        assert PRINTING_FIELDS[-1] == "number_key"
+        assert STORED_PRINTING[3:] == ("card_id", *PRINTING_VALUES, "number_key")
         size = len(STORED_PRINTING)
-        fields = itemgetter(*PRINTING_FIELDS[1:-1])
+        fields = itemgetter(*PRINTING_VALUES)
         set_ids = {code: card_set.id for code, card_set in self.db_sets.items()}
         for set_code, number, name, printing, stored in checked:
             if stored is not None:
                 db_card = stored_cards.get(name)
-                same_rules = db_card is not None and db_card[2] == stored["rules_hash"]
+                same_rules = db_card is not None and db_card[2] == stored[-1]
                 firsts.append((name, None if same_rules else stored, db_card))
             found = stored_printings.get((set_ids.get(set_code), number)) if stored_printings else None  # type: ignore[arg-type]  # a set read from the database has its id
-            if found is not None and found[size] == name and found[4:size] == (*fields(printing), fold(number)):
+            values = fields(printing)
+            if found is not None and found[size] == name and found[4:size] == (*values, fold(number)):
                 unchanged += 1
                 continue
-            printings.append((set_code, number, name, printing))
+            printings.append((set_code, number, name, values))
             if found is not None:
                 before.append(found[:size])
         return firsts, printings, before, unchanged

@@ -13,7 +13,16 @@ from sqlmodel import col, select
 
 from catalog.games import GameModule
 from catalog.ingest.bulk import BATCH, batched, bulk_insert, drop_secondary_indexes, reserve_ids
-from catalog.ingest.validate import PRINTING_FIELDS, RULES_FIELDS, STORED_PRINTING, FirstRow, Plan, PrintingRow
+from catalog.ingest.validate import (
+    PRINTING_FIELDS,
+    PRINTING_VALUES,
+    RULES_FIELDS,
+    STORED_CARD,
+    STORED_PRINTING,
+    FirstRow,
+    Plan,
+    PrintingRow,
+)
 from catalog.models import (
     BanEntry,
     Card,
@@ -161,9 +170,9 @@ class PlanWriter(Plan):
         changed: list[dict[str, Any]] = []
         summaries: dict[str, tuple[int, int]] = {}
         renamed: dict[int, tuple[str, str]] = {}  # same rules, another English name: id → (name, name_en)
-        for name, stored, known in firsts:
+        for name, values, known in firsts:
             name_en = self.name_en.get(name, known[1] if known else "")
-            if stored is None:
+            if values is None:
                 # the database holds these rules (the check compared the hashes)
                 assert known is not None
                 self.cards[name] = known[0]
@@ -173,6 +182,7 @@ class PlanWriter(Plan):
                 else:
                     report.cards.unchanged += 1
                 continue
+            stored = dict(zip(STORED_CARD, values, strict=True))
             if known is None:
                 new_rows.append(
                     {
@@ -313,7 +323,11 @@ class PlanWriter(Plan):
         for set_code, number, name, printing in rows:
             set_id = self.db_sets[set_code].id
             card_id = self.cards[name]
-            values = {"card_id": card_id, "number_key": fold(number), **printing}
+            values = {
+                "card_id": card_id,
+                "number_key": fold(number),
+                **dict(zip(PRINTING_VALUES, printing, strict=True)),
+            }
             # why the type: ignore below: a set read or flushed has its id
             before = existing.get((set_id, number))  # type: ignore[arg-type]
             if before is None:
