@@ -1,12 +1,15 @@
 """The importer's bulk SQL (catalog.ingest.bulk) on the database under test: lookups by a list of
-values in one statement, ids reserved before an insert."""
+values in one statement, ids reserved before an insert; the JSON its inserts write."""
 
 from __future__ import annotations
 
+import json
+
+import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from catalog.ingest.bulk import bulk_insert, reserve_ids, select_in
+from catalog.ingest.bulk import bulk_insert, reserve_ids, select_in, to_json
 from catalog.models import Card, Game, table_of
 
 
@@ -81,3 +84,21 @@ def test_reserved_ids_are_the_ones_the_database_would_have_given(engine: Engine)
             for name, card_id in session.execute(select(Card.name, Card.id).where(Card.game_id == game.id))
         }
     assert ids == {"first": first, "r1": first + 1, "r2": first + 2, "r3": first + 3, "after": first + 4}
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        [],
+        {},
+        ["星武装机"],
+        ["a", "b"],
+        {"光": 2, "无": 3},
+        [{"kind": "guard", "value": None, "subject": None, "label": "防守"}],
+        [{"kind": "legion", "value": 4, "subject": "『童话』", "label": "军团(4)"}],
+        {"amber": 1, "nested": {"x": [1.5, True, False, None]}},
+        ['quote " and \\ backslash', "\x1f control", "\u2028"],
+    ],
+)
+def test_column_json_is_what_json_dumps_writes(value: object) -> None:
+    assert to_json(value) == json.dumps(value, ensure_ascii=False)
