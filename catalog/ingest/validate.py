@@ -103,11 +103,11 @@ WHOLE_SET = 4000  # a set of up to this many printings is read whole (existing_p
 WHOLE_SET_FACTOR = 4  # or of up to this many times the numbers a chunk names in it
 # A checked printing row, as the check sees it: set code, number, card name, printing fields,
 # and the card's stored values (STORED_CARD) when this row is the card's first in the import.
-Checked = tuple[str, str, str, dict[str, Any], tuple[Any, ...] | None]
+Checked = tuple[str, str, str, str, dict[str, Any], tuple[Any, ...] | None]  # …, number, folded number, …
 StoredCard = tuple[int, str, str]  # a card in the database: id, name_en, rules_hash
 # What the writer reads back of one chunk (see Plan.checked_chunks).
 FirstRow = tuple[str, tuple[Any, ...] | None, StoredCard | None]  # card name, stored values, the card in the database
-PrintingRow = tuple[str, str, str, tuple[Any, ...]]  # set code, number, card name, PRINTING_VALUES
+PrintingRow = tuple[str, str, str, str, tuple[Any, ...]]  # set code, number, folded, card name, PRINTING_VALUES
 STORED_PRINTING = ("id", "set_id", "number", *PRINTING_FIELDS)  # a printing in the database
 PRINTING_CARD = ("name", "name_en", "rules_hash")  # and its card's, read with it
 PRINTING_VALUES = PRINTING_FIELDS[1:-1]  # a printing's parsed fields (the rest: its card, its number)
@@ -252,6 +252,7 @@ class Plan:
                     self.progress("检查", index, max(total, index))
                 set_word = row.values.get("set", "").strip()
                 set_code, number, parsed, errors = self.parsed(row)
+                number_key = ""
                 if set_code is None:
                     self.problem(
                         row.file,
@@ -263,7 +264,8 @@ class Plan:
                 if not number:
                     self.problem(row.file, row.line, "number", "编号为空", "the collector number is empty")
                 elif set_code is not None:
-                    key = f"{set_code}\x1f{fold(number)}"
+                    number_key = fold(number)
+                    key = f"{set_code}\x1f{number_key}"
                     first = self.numbers.get(key)
                     if first is not None:
                         first_file, first_line = self.where(first)
@@ -308,7 +310,7 @@ class Plan:
                     self.rarities_by_set.setdefault(set_code, set()).add(parsed.printing["rarity"])
                     if set_code in self.db_sets:
                         keys.setdefault(set_code, []).append(number)
-                    checked.append((set_code, number, name, parsed.printing, stored if first_row else None))
+                    checked.append((set_code, number, number_key, name, parsed.printing, stored if first_row else None))
             stored_cards, stored_printings = self._look_up_database(first_seen, keys)
             if not self.problems and not self.read_problems:
                 # the writer reads it back: no second parse, no second lookup in the database,
@@ -370,17 +372,17 @@ class Plan:
         size = len(STORED_PRINTING)
         fields = itemgetter(*PRINTING_VALUES)
         set_ids = {code: card_set.id for code, card_set in self.db_sets.items()}
-        for set_code, number, name, printing, stored in checked:
+        for set_code, number, number_key, name, printing, stored in checked:
             if stored is not None:
                 db_card = stored_cards.get(name)
                 same_rules = db_card is not None and db_card[2] == stored[-1]
                 firsts.append((name, None if same_rules else stored, db_card))
             found = stored_printings.get((set_ids.get(set_code), number)) if stored_printings else None  # type: ignore[arg-type]  # a set read from the database has its id
             values = fields(printing)
-            if found is not None and found[size] == name and found[4:size] == (*values, fold(number)):
+            if found is not None and found[size] == name and found[4:size] == (*values, number_key):
                 unchanged += 1
                 continue
-            printings.append((set_code, number, name, values))
+            printings.append((set_code, number, number_key, name, values))
             if found is not None:
                 before.append(found[:size])
         return firsts, printings, before, unchanged

@@ -384,10 +384,9 @@ class PlanWriter(Plan):
         new_rows: list[tuple[Any, ...]] = []  # NEW_PRINTING columns
         changed: list[dict[str, Any]] = []
         set_ids = self.set_ids
-        for set_code, number, name, printing in rows:
+        for set_code, number, number_key, name, printing in rows:
             set_id = set_ids[set_code]
             card_id = self.cards[name]
-            number_key = fold(number)
             before = existing.get((set_id, number))
             if before is None:
                 new_rows.append((set_id, number, card_id, number_key, *printing))
