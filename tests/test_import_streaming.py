@@ -235,3 +235,61 @@ def test_existing_printings_are_the_numbers_asked_for(
         plan = SimpleNamespace(session=session, db_sets={"M4": m4}, db_set_sizes={m4.id: size})
         found = list(ingest_validate.Plan.existing_printings(plan, {"M4": asked}, ("id", "number")))  # type: ignore[arg-type]  # a stand-in for the plan: the lookup reads only these
     assert sorted(row.number for row in found) == sorted(asked) and len(asked) < len(numbers)
+
+
+def test_an_english_name_given_by_a_later_printing_of_an_unchanged_card_is_written(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """A card's English name is the first one any of its rows gives: when only a reprint gives
+    it, a re-import whose rules fields are unchanged still rewrites the card's English name
+    (and its search row), and a re-import that gives none keeps the stored one."""
+    from sqlalchemy import select
+
+    from catalog.models import Card, CardSearch
+
+    folder = tmp_path / "keyforge"
+    (folder / "cards").mkdir(parents=True)
+    (folder / "manifest.toml").write_text(
+        'game = "keyforge"\n[[sets]]\ncode = "K1"\nname = "一"\n[[sets]]\ncode = "K2"\nname = "二"\n', encoding="utf-8"
+    )
+    header = ["set", "number", "name", "rarity", "type", "house", "amber", "power", "armor", "text", "name_en"]
+
+    def import_with(first: str, later: str) -> tuple[str, str]:
+        write_rows(
+            folder / "cards" / "k1.csv",
+            [header, ["K1", "1", "山岳拳王", "Rare", "生物", "布罗布纳", "0", "6", "1", "", first]],
+        )
+        write_rows(
+            folder / "cards" / "k2.csv",
+            [header, ["K2", "1", "山岳拳王", "Rare", "生物", "布罗布纳", "0", "6", "1", "", later]],
+        )
+        run_import(engine, folder)
+        with engine.connect() as connection:
+            name_en = connection.execute(select(Card.name_en)).scalar_one()
+            keys = connection.execute(select(CardSearch.keys)).scalar_one()
+        return name_en, keys
+
+    assert import_with("", "Late")[0] == "Late"
+    name_en, keys = import_with("", "Summit")
+    assert name_en == "Summit" and "summit" in keys and "late" not in keys
+    assert import_with("", "")[0] == "Summit"
+    name_en, keys = import_with("Fist", "Other")
+    assert name_en == "Fist" and "fist" in keys
+
+
+def test_the_kept_card_values_are_the_stored_columns_with_the_same_hash() -> None:
+    """A checked chunk keeps a card's values as a tuple (card_values): the same values and the
+    same rules hash as the stored columns (card_columns) an earlier import wrote."""
+    from catalog.games import get_game
+
+    game = get_game("samsara")
+    assert game is not None
+    rows = [
+        {"set": "X1", "number": "1", "name": "龙", "rarity": "R", "type": "战魂", "attribute": "光暗", "cost": "2光"},
+        {"set": "X1", "number": "2", "name": "剑", "rarity": "C", "type": "魔法", "traits": "童话", "keywords": "防守"},
+    ]
+    for row in rows:
+        parsed = game.parse_row(row).card
+        columns = ingest_validate.card_columns(parsed)
+        assert ingest_validate.card_values(parsed) == tuple(columns[key] for key in ingest_validate.STORED_CARD)
+        assert columns["attributes"] == "".join(parsed["attributes"])

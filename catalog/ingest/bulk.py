@@ -4,7 +4,7 @@ batches with progress. No knowledge of cards: tables and rows in, rows written."
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -44,18 +44,10 @@ def bulk_insert(session: Session, table: Any, rows: list[dict[str, Any]]) -> Non
     """
     if not rows:
         return
-    connection = session.connection()
-    dialect = connection.dialect
     names = list(rows[0])
     json_positions = [
         i for i, n in enumerate(names) if n in {c.name for c in table.columns if isinstance(c.type, JSON)}
     ]
-    quote = dialect.identifier_preparer.quote
-    mark = "?" if dialect.paramstyle == "qmark" else "%s"
-    statement = (
-        f"INSERT INTO {quote(table.name)} ({', '.join(quote(n) for n in names)}) "
-        f"VALUES ({', '.join(mark for _ in names)})"
-    )
     getter = itemgetter(*names)
     data: list[tuple[Any, ...]] = []
     for row in rows:
@@ -66,9 +58,25 @@ def bulk_insert(session: Session, table: Any, rows: list[dict[str, Any]]) -> Non
             listed = list(values)
             for i in json_positions:
                 if listed[i] is not None:
-                    listed[i] = _to_json(listed[i])
+                    listed[i] = to_json(listed[i])
             values = tuple(listed)
         data.append(values)
+    insert_tuples(session, table, names, data)
+
+
+def insert_tuples(session: Session, table: Any, names: Sequence[str], data: list[tuple[Any, ...]]) -> None:
+    """INSERT rows given as tuples of the columns ``names`` (JSON columns already as text), as
+    :func:`bulk_insert` does: COPY on PostgreSQL, the driver's executemany elsewhere."""
+    if not data:
+        return
+    connection = session.connection()
+    dialect = connection.dialect
+    quote = dialect.identifier_preparer.quote
+    mark = "?" if dialect.paramstyle == "qmark" else "%s"
+    statement = (
+        f"INSERT INTO {quote(table.name)} ({', '.join(quote(n) for n in names)}) "
+        f"VALUES ({', '.join(mark for _ in names)})"
+    )
     if dialect.name == "postgresql":
         # COPY is PostgreSQL's bulk path: several times faster than executemany here.
         driver: Any = connection.connection.driver_connection
@@ -78,6 +86,65 @@ def bulk_insert(session: Session, table: Any, rows: list[dict[str, Any]]) -> Non
                 copy.write_row(values)
         return
     connection.exec_driver_sql(statement, data)
+
+
+def select_in(
+    session: Session, table: Any, columns: tuple[str, ...], where: dict[str, Any], column: str, values: list[Any]
+) -> list[tuple[Any, ...]]:
+    """Rows of ``columns`` of ``table`` whose ``column`` is one of ``values`` (and whose columns in
+    ``where`` equal its values), in one statement whose text does not depend on ``values``.
+
+    An ``IN`` list of bound parameters is expanded and compiled by SQLAlchemy each time (and on
+    PostgreSQL converted by the driver and planned by the server with 2,000 parameters): the
+    import's lookup of each chunk's 2,000 card names cost a re-import of 100,000 printings ~2 s
+    on PostgreSQL that way. Here ``values`` is one parameter: an array on PostgreSQL
+    (``= ANY``), a JSON array read by ``json_each`` on SQLite; both use the column's index.
+    """
+    if not values:
+        return []
+    connection = session.connection()
+    dialect = connection.dialect
+    quote = dialect.identifier_preparer.quote
+    mark = "?" if dialect.paramstyle == "qmark" else "%s"
+    selected = ", ".join(quote(c) for c in columns)
+    conditions = [f"{quote(name)} = {mark}" for name in where]
+    if dialect.name == "postgresql":
+        conditions.append(f"{quote(column)} = ANY({mark})")
+        listed: Any = list(values)
+    else:
+        conditions.append(f"{quote(column)} IN (SELECT value FROM json_each({mark}))")
+        listed = _JSON.encode(list(values))
+    statement = f"SELECT {selected} FROM {quote(table.name)} WHERE {' AND '.join(conditions)}"
+    driver: Any = connection.connection.driver_connection
+    if dialect.name == "postgresql":
+        # not prepared: a plan the server kept from while the table was small (a generic plan,
+        # made after a few runs of the same text) would stay a sequential scan as it grows
+        return list(driver.execute(statement, (*where.values(), listed), prepare=False).fetchall())
+    return list(driver.execute(statement, (*where.values(), listed)).fetchall())
+
+
+def reserve_ids(session: Session, table: Any, count: int) -> list[int]:
+    """The ids the next ``count`` rows inserted into ``table`` without an id would get, reserved
+    for the caller to insert them with (so that it need not read them back by another key).
+
+    PostgreSQL: ``count`` values of the id column's sequence, in order (what COPY would have
+    drawn). SQLite: the rowids after the largest, as SQLite assigns them to an ``INTEGER PRIMARY
+    KEY`` without AUTOINCREMENT; the importer holds the write lock by then (it wrote the game's
+    row), so no other writer can take them.
+    """
+    if count <= 0:
+        return []
+    connection = session.connection()
+    quote = connection.dialect.identifier_preparer.quote
+    if connection.dialect.name == "postgresql":
+        found = connection.exec_driver_sql(
+            "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+            (quote(table.name), count),
+        )
+        return sorted(int(value) for (value,) in found)
+    (largest,) = connection.exec_driver_sql(f"SELECT max(id) FROM {quote(table.name)}").one()
+    start = int(largest or 0) + 1
+    return list(range(start, start + count))
 
 
 def batched(
@@ -91,13 +158,25 @@ def batched(
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False)
+# The C encoder JSONEncoder.encode builds on every call, built once with the same settings
+# (separators, non-ASCII kept, NaN allowed; no cycle check: the values are parsed cells).
+# Per call, building it cost more than encoding a card's short lists (~0.3 s of an import of
+# 100,000 printings).
+_C_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)
+_ENCODE: Any = (
+    _C_ENCODER(None, _JSON.default, json.encoder.encode_basestring, None, ": ", ", ", False, False, True)
+    if _C_ENCODER is not None
+    else None
+)
 
 
-def _to_json(value: Any) -> str:
-    """JSON text of a column value; one shared encoder (json.dumps builds one per call)."""
+def to_json(value: Any) -> str:
+    """JSON text of a column value, as ``json.dumps(value, ensure_ascii=False)`` writes it."""
     if not value:
         return "[]" if isinstance(value, list) else "{}"
-    return _JSON.encode(value)
+    if _ENCODE is None:
+        return _JSON.encode(value)
+    return "".join(_ENCODE(value, 0))
 
 
 # The tables an import fills, which search scans.

@@ -789,9 +789,12 @@ def _iter_csv(csv_file: CsvFile, problems: list[Problem]) -> Iterator[Row]:
                         )
                     )
                     continue
-                yield Row(
-                    display, line, {column: cells[i] if i < len(cells) else "" for i, column in enumerate(columns)}
-                )
+                if len(cells) == len(columns):
+                    yield Row(display, line, dict(zip(columns, cells, strict=True)))
+                else:  # a short row: the missing cells are empty
+                    yield Row(
+                        display, line, {column: cells[i] if i < len(cells) else "" for i, column in enumerate(columns)}
+                    )
         except csv.Error as error:
             problems.append(
                 Problem(display, reader.line_num, "-", Message(f"CSV 格式错误：{error}", f"CSV error: {error}"))

@@ -9,6 +9,7 @@ import hashlib
 import marshal
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
+from operator import itemgetter
 from pathlib import Path
 from typing import IO, Any, Self
 
@@ -18,7 +19,7 @@ from sqlmodel import Session, select
 from catalog.errors import LunzangError, Message
 from catalog.games import GameModule
 from catalog.games.base import ParsedCard, RowErrors
-from catalog.ingest.bulk import BATCH
+from catalog.ingest.bulk import BATCH, select_in
 from catalog.ingest.sources import Problem, Row, Source
 from catalog.models import (
     Card,
@@ -76,6 +77,19 @@ def card_columns(parsed: dict[str, Any], digest: str | None = None) -> dict[str,
     return values
 
 
+STORED_CARD = (*RULES_FIELDS, "rules_hash")  # a card's stored values, as a tuple (card_values)
+_ATTRIBUTES_AT = RULES_FIELDS.index("attributes")
+
+
+def card_values(parsed: dict[str, Any]) -> tuple[Any, ...]:
+    """:func:`card_columns` as a tuple in :data:`STORED_CARD` order (what a checked chunk keeps:
+    marshalled without a key per value, and read back without building a dict per card)."""
+    values = [parsed[key] for key in RULES_FIELDS]
+    values[_ATTRIBUTES_AT] = "".join(values[_ATTRIBUTES_AT])
+    # the digest of rules_hash: the same list, the same repr
+    return (*values, hashlib.blake2b(repr(values).encode("utf-8"), digest_size=20).hexdigest())
+
+
 def rules_hash(values: dict[str, Any]) -> str:
     """A digest of the rules fields: equal cards, equal digests (their values are built in
     a fixed order by the game modules, so ``repr`` is canonical; json.dumps cost 20% of a
@@ -87,11 +101,16 @@ def rules_hash(values: dict[str, Any]) -> str:
 CHUNK = 2000  # rows checked, then written, at a time
 WHOLE_SET = 4000  # a set of up to this many printings is read whole (existing_printings),
 WHOLE_SET_FACTOR = 4  # or of up to this many times the numbers a chunk names in it
-# A checked printing row as the writer reads it back: set code, number, card name, printing
-# fields, and the card's stored values when this row is the card's first in the import.
-Checked = tuple[str, str, str, dict[str, Any], dict[str, Any] | None]
-StoredCard = tuple[int, str, str, str]  # a card in the database: id, name, name_en, rules_hash
+# A checked printing row, as the check sees it: set code, number, card name, printing fields,
+# and the card's stored values (STORED_CARD) when this row is the card's first in the import.
+Checked = tuple[str, str, str, str, dict[str, Any], tuple[Any, ...] | None]  # …, number, folded number, …
+StoredCard = tuple[int, str, str]  # a card in the database: id, name_en, rules_hash
+# What the writer reads back of one chunk (see Plan.checked_chunks).
+FirstRow = tuple[str, tuple[Any, ...] | None, StoredCard | None]  # card name, stored values, the card in the database
+PrintingRow = tuple[str, str, str, str, tuple[Any, ...]]  # set code, number, folded, card name, PRINTING_VALUES
 STORED_PRINTING = ("id", "set_id", "number", *PRINTING_FIELDS)  # a printing in the database
+PRINTING_CARD = ("name", "name_en", "rules_hash")  # and its card's, read with it
+PRINTING_VALUES = PRINTING_FIELDS[1:-1]  # a printing's parsed fields (the rest: its card, its number)
 
 
 def chunks(rows: Iterable[Row], size: int | None = None) -> Iterator[list[Row]]:
@@ -147,10 +166,15 @@ class Plan:
     def problem(self, file: str, line: int, column: str, zh: str, en: str) -> None:
         self.problems.append(Problem(file, line, column, Message(zh, en)))
 
-    def checked_chunks(self) -> Iterator[tuple[list[Checked], list[StoredCard], list[tuple[Any, ...]]]]:
-        """The checked rows again, chunk by chunk, as :meth:`plan` kept them, each with the
-        database's rows of the cards it prints first and of the printings it rewrites
-        (:data:`STORED_PRINTING` columns), looked up once, by the check."""
+    def checked_chunks(self) -> Iterator[tuple[list[FirstRow], list[PrintingRow], list[tuple[Any, ...]], int]]:
+        """The checked rows again, chunk by chunk, as :meth:`plan` kept them: what the writer
+        needs and nothing it would only find unchanged (the check compared them already, with
+        the database's rows it looked up once).
+
+        Each chunk: the cards it prints first (name; stored values, or None when the database
+        holds the same rules; the database's card or None), the printings that are new or
+        changed, the database's rows of those that change (:data:`STORED_PRINTING` columns),
+        and how many of the chunk's printings the database already holds as they are."""
         self.checked.seek(0)
         while size := int.from_bytes(self.checked.read(8), "little"):
             yield marshal.loads(self.checked.read(size))
@@ -228,6 +252,7 @@ class Plan:
                     self.progress("检查", index, max(total, index))
                 set_word = row.values.get("set", "").strip()
                 set_code, number, parsed, errors = self.parsed(row)
+                number_key = ""
                 if set_code is None:
                     self.problem(
                         row.file,
@@ -239,7 +264,8 @@ class Plan:
                 if not number:
                     self.problem(row.file, row.line, "number", "编号为空", "the collector number is empty")
                 elif set_code is not None:
-                    key = f"{set_code}\x1f{fold(number)}"
+                    number_key = fold(number)
+                    key = f"{set_code}\x1f{number_key}"
                     first = self.numbers.get(key)
                     if first is not None:
                         first_file, first_line = self.where(first)
@@ -257,18 +283,18 @@ class Plan:
                 if parsed is None:
                     continue
                 name = row.values["name"].strip()
-                stored = card_columns(parsed.card)
-                digest = bytes.fromhex(stored["rules_hash"])
+                stored = card_values(parsed.card)
+                digest = bytes.fromhex(stored[-1])
                 if parsed.card.get("name_en"):
                     self.name_en.setdefault(name, parsed.card["name_en"])
                 known = self.cards.get(name)
                 first_row = False
                 if known is not None:
                     if known[0] != digest:
-                        pending.append((row, name, stored, known[1]))
+                        pending.append((row, name, dict(zip(STORED_CARD, stored, strict=True)), known[1]))
                 else:
                     known = self.cards[name] = (digest, self.place(row), 0, None)
-                    first_seen[name] = stored["rules_hash"]
+                    first_seen[name] = stored[-1]
                     first_row = True
                 if set_code is not None and number:
                     self.printing_rows += 1
@@ -284,11 +310,12 @@ class Plan:
                     self.rarities_by_set.setdefault(set_code, set()).add(parsed.printing["rarity"])
                     if set_code in self.db_sets:
                         keys.setdefault(set_code, []).append(number)
-                    checked.append((set_code, number, name, parsed.printing, stored if first_row else None))
+                    checked.append((set_code, number, number_key, name, parsed.printing, stored if first_row else None))
             stored_cards, stored_printings = self._look_up_database(first_seen, keys)
             if not self.problems and not self.read_problems:
-                # the writer reads it back: no second parse, no second lookup in the database
-                data = marshal.dumps((checked, stored_cards, stored_printings))
+                # the writer reads it back: no second parse, no second lookup in the database,
+                # and no row it would only find unchanged
+                data = marshal.dumps(self._to_write(checked, stored_cards, stored_printings))
                 self.checked.write(len(data).to_bytes(8, "little") + data)
         if self.progress:
             self.progress("检查", index, index)
@@ -296,23 +323,69 @@ class Plan:
 
     def _look_up_database(
         self, first_seen: dict[str, str], keys: dict[str, list[str]]
-    ) -> tuple[list[StoredCard], list[tuple[Any, ...]]]:
+    ) -> tuple[dict[str, StoredCard], dict[tuple[int, str], tuple[Any, ...]]]:
         """One chunk against the database: which existing cards it changes the rules of, and
-        which existing printings it rewrites; the rows of both (for the writer)."""
-        stored: list[StoredCard] = []
-        printings: list[tuple[Any, ...]] = []
-        if self.db_card_count and first_seen:
-            for card_id, name, name_en, digest in self.existing_cards(
-                list(first_seen), ("id", "name", "name_en", "rules_hash")
-            ):
-                stored.append((card_id, name, name_en, digest))
-                if digest != first_seen[name]:
-                    self.db_changed[card_id] = name
+        which existing printings it rewrites; the rows of both, by card name and by (set id,
+        number), each printing's followed by its card's :data:`PRINTING_CARD` columns.
+
+        The printings are read first, with their cards: a re-import finds most of a chunk's
+        cards there, and looks up by name only the others (new printings, renamed cards)."""
+        stored: dict[str, StoredCard] = {}
+        printings: dict[tuple[int, str], tuple[Any, ...]] = {}
         if self.db_printing_count:
-            for printing in self.existing_printings(keys, STORED_PRINTING):
+            card_at = STORED_PRINTING.index("card_id")
+            for printing in self.existing_printings(keys, STORED_PRINTING, card_columns=PRINTING_CARD):
                 self.covered.add(printing[0])
-                printings.append(tuple(printing[: len(STORED_PRINTING)]))
+                found = printings[(printing[1], printing[2])] = tuple(printing[: len(STORED_PRINTING) + 3])
+                name, name_en, digest = found[len(STORED_PRINTING) :]
+                if name in first_seen:
+                    stored[name] = (found[card_at], name_en, digest)
+        if self.db_card_count and len(stored) < len(first_seen):
+            for card_id, name, name_en, digest in self.existing_cards(
+                [name for name in first_seen if name not in stored], ("id", "name", "name_en", "rules_hash")
+            ):
+                stored[name] = (card_id, name_en, digest)
+        for name, (card_id, _name_en, digest) in stored.items():
+            if digest != first_seen[name]:
+                self.db_changed[card_id] = name
         return stored, printings
+
+    def _to_write(
+        self,
+        checked: list[Checked],
+        stored_cards: dict[str, StoredCard],
+        stored_printings: dict[tuple[int, str], tuple[Any, ...]],
+    ) -> tuple[list[FirstRow], list[PrintingRow], list[tuple[Any, ...]], int]:
+        """What the writer needs of one checked chunk (see :meth:`checked_chunks`).
+
+        A printing the database holds with the same fields, for a card of the same name, is
+        left out (counted): the writer would give it the id of that card, the one it has. A
+        card's stored values are left out when the database's rules hash is the same: the
+        writer has no rules to write then (an English name only a later row gives is read
+        back from the database's row, see :meth:`PlanWriter._write_cards`)."""
+        firsts: list[FirstRow] = []
+        printings: list[PrintingRow] = []
+        before: list[tuple[Any, ...]] = []
+        unchanged = 0
+        # the fields compared, in STORED_PRINTING order; card_id is compared by the card's name
+        assert STORED_PRINTING[3:] == ("card_id", *PRINTING_VALUES, "number_key")
+        size = len(STORED_PRINTING)
+        fields = itemgetter(*PRINTING_VALUES)
+        set_ids = {code: card_set.id for code, card_set in self.db_sets.items()}
+        for set_code, number, number_key, name, printing, stored in checked:
+            if stored is not None:
+                db_card = stored_cards.get(name)
+                same_rules = db_card is not None and db_card[2] == stored[-1]
+                firsts.append((name, None if same_rules else stored, db_card))
+            found = stored_printings.get((set_ids.get(set_code), number)) if stored_printings else None  # type: ignore[arg-type]  # a set read from the database has its id
+            values = fields(printing)
+            if found is not None and found[size] == name and found[4:size] == (*values, number_key):
+                unchanged += 1
+                continue
+            printings.append((set_code, number, number_key, name, values))
+            if found is not None:
+                before.append(found[:size])
+        return firsts, printings, before, unchanged
 
     def existing_cards(self, names: list[str], columns: tuple[str, ...]) -> Iterator[Any]:
         """The game's cards among ``names`` (rows of ``columns``)."""
@@ -320,23 +393,29 @@ class Plan:
             return
         table = table_of(Card)
         for start in range(0, len(names), BATCH):
-            yield from self.session.execute(
-                select(*[table.c[c] for c in columns]).where(
-                    table.c.game_id == self.game_row.id, table.c.name.in_(names[start : start + BATCH])
-                )
+            yield from select_in(
+                self.session, table, columns, {"game_id": self.game_row.id}, "name", names[start : start + BATCH]
             )
 
-    def existing_printings(self, keys: dict[str, list[str]], columns: tuple[str, ...]) -> Iterator[Any]:
-        """The database printings at ``{set code: [numbers]}`` (rows of ``columns``).
+    def existing_printings(
+        self, keys: dict[str, list[str]], columns: tuple[str, ...], *, card_columns: tuple[str, ...] = ()
+    ) -> Iterator[Any]:
+        """The database printings at ``{set code: [numbers]}`` (rows of ``columns``, followed by
+        the ``card_columns`` of the printing's card).
 
         A chunk names most of a set's numbers, so a set not much larger than what the chunk
         names is read whole by its id (one short statement, compiled once) and filtered here:
         IN lists of 2,000 numbers, expanded and compiled for every chunk, cost a re-import of
         100,000 printings ~1.7 s. A large set is still looked up by its numbers (bounded reads)."""
         table = table_of(Printing)
-        named = [*columns, *(() if "number" in columns else ("number",))]
-        selected = select(*[table.c[c] for c in named])
-        at = named.index("number")
+        card = table_of(Card)
+        wanted_columns: list[Any] = [table.c[c] for c in columns] + [card.c[c] for c in card_columns]
+        at = len(wanted_columns)  # the number, when read for the filter below
+        selected = select(*wanted_columns, *[table.c.number])
+        by_numbers = select(*wanted_columns)
+        if card_columns:
+            selected = selected.join(card, card.c.id == table.c.card_id)
+            by_numbers = by_numbers.join(card, card.c.id == table.c.card_id)
         for set_code, numbers in keys.items():
             set_id = self.db_sets[set_code].id
             size = self.db_set_sizes.get(set_id, 0) if set_id is not None else 0
@@ -348,9 +427,7 @@ class Plan:
                 continue
             for start in range(0, len(numbers), BATCH):
                 yield from self.session.execute(
-                    select(*[table.c[c] for c in columns]).where(
-                        table.c.set_id == self.db_sets[set_code].id, table.c.number.in_(numbers[start : start + BATCH])
-                    )
+                    by_numbers.where(table.c.set_id == set_id, table.c.number.in_(numbers[start : start + BATCH]))
                 )
 
     def stored_at(self, places: set[int]) -> dict[int, dict[str, Any]]:

@@ -8,12 +8,29 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import bindparam, delete, exists, func, literal_column, update
+from sqlalchemy import JSON, bindparam, delete, exists, func, literal_column, update
 from sqlmodel import col, select
 
 from catalog.games import GameModule
-from catalog.ingest.bulk import BATCH, batched, bulk_insert, drop_secondary_indexes
-from catalog.ingest.validate import PRINTING_FIELDS, STORED_PRINTING, Checked, Plan, StoredCard
+from catalog.ingest.bulk import (
+    BATCH,
+    batched,
+    bulk_insert,
+    drop_secondary_indexes,
+    insert_tuples,
+    reserve_ids,
+    to_json,
+)
+from catalog.ingest.validate import (
+    PRINTING_FIELDS,
+    PRINTING_VALUES,
+    RULES_FIELDS,
+    STORED_CARD,
+    STORED_PRINTING,
+    FirstRow,
+    Plan,
+    PrintingRow,
+)
 from catalog.models import (
     BanEntry,
     Card,
@@ -33,6 +50,7 @@ from catalog.text import fold, pinyin_keys, search_keys_text
 
 SET_FIELDS = ("name", "code_key", "series", "kind", "release", "description", "position", "sample", "pack_template_id")
 BULK_THRESHOLD = 20_000  # new cards above which indexes are rebuilt rather than updated
+NEW_PRINTING = ("set_id", "number", "card_id", "number_key", *PRINTING_VALUES)  # a printing inserted
 
 
 @dataclass
@@ -57,6 +75,66 @@ class ImportReport:
         return any(t.added or t.updated for t in (self.sets, self.cards, self.printings, self.formats)) or bool(
             self.cards_removed
         )
+
+
+SEARCH_KEYS = ("name_key", "pinyin", "initials", "text_key", "attr_mask")  # search_keys, in order
+NEW_CARD = ("id", "game_id", "name", "name_en", *STORED_CARD, *SEARCH_KEYS)  # a card inserted
+SEARCH_ROW = (  # a card's row of card_search (see CardSearch), as _search_row builds it
+    "card_id",
+    "game_id",
+    "name",
+    "sort_key",
+    "keys",
+    "type",
+    "subtype_key",
+    "attr_mask",
+    "faction_key",
+    "cost_total",
+    "attack",
+    "defense",
+    "level",
+    "rarity_mask",
+    "set_count",
+)
+_AT = {key: i for i, key in enumerate(STORED_CARD)}
+_TEXT_AT, _ATTRIBUTES_AT, _TRAITS_AT, _KEYWORDS_AT = _AT["text"], _AT["attributes"], _AT["traits"], _AT["keywords"]
+_JSON_AT = [_AT[c.name] for c in table_of(Card).columns if isinstance(c.type, JSON) and c.name in _AT]
+_TEXT_KEY_AT = SEARCH_KEYS.index("text_key")
+
+
+def _set_count(sets: str | frozenset[str] | None) -> int:
+    """How many sets the check's index says a card is printed in (a code, or a frozenset)."""
+    return 0 if sets is None else 1 if isinstance(sets, str) else len(sets)
+
+
+def _search_row(
+    card_id: int,
+    game_id: int,
+    name: str,
+    name_en: str,
+    values: tuple[Any, ...],
+    keys: tuple[Any, ...],
+    summary: tuple[int, int],
+) -> tuple[Any, ...]:
+    """The card's row of ``card_search`` (:data:`SEARCH_ROW`) from its stored values
+    (:data:`STORED_CARD`) and search keys (:data:`SEARCH_KEYS`)."""
+    name_key, pinyin, initials, _text_key, attr_mask = keys
+    return (
+        card_id,
+        game_id,
+        name,
+        pinyin,
+        search_keys_text(name_key, pinyin, initials, name_en),
+        values[_AT["type"]],
+        fold(values[_AT["subtype"]]),
+        attr_mask,
+        fold(values[_AT["faction"]]),
+        values[_AT["cost_total"]],
+        values[_AT["attack"]],
+        values[_AT["defense"]],
+        values[_AT["level"]],
+        *summary,
+    )
 
 
 def search_keys(name: str, text: str, attributes: str, game: GameModule) -> dict[str, Any]:
@@ -125,15 +203,18 @@ class PlanWriter(Plan):
                 report.sets.unchanged += 1
         session.flush()
 
+        # why the type: ignore below: a set read or flushed has its id
+        self.set_ids: dict[str, int] = {code: card_set.id for code, card_set in self.db_sets.items()}  # type: ignore[misc]
         bulk = len(self.cards) - self.db_card_count > BULK_THRESHOLD
         dropped = drop_secondary_indexes(self.session) if bulk else []
         self.db_card_ids: set[int] = set()  # this import's cards that were in the database before
         self.affected: set[int] = set()  # existing cards whose printing summary must be recomputed
         done = 0
-        for rows, stored_cards, stored_printings in self.checked_chunks():
-            self._write_cards(game_id, rows, stored_cards, report)
-            self._write_printings(rows, stored_printings, report)
-            done += len(rows)
+        for firsts, printings, stored_printings, unchanged in self.checked_chunks():
+            self._write_cards(game_id, firsts, report)
+            self._write_printings(printings, stored_printings, report)
+            report.printings.unchanged += unchanged
+            done += len(printings) + unchanged
             if self.progress:
                 self.progress("写入", done, self.printing_rows)
         for index in dropped:
@@ -148,36 +229,34 @@ class PlanWriter(Plan):
         self._write_formats(game_id, report)
         report.cards_removed += self._remove_orphans(game_id)
 
-    def _write_cards(
-        self, game_id: int, rows: list[Checked], stored_cards: list[StoredCard], report: ImportReport
-    ) -> None:
+    def _write_cards(self, game_id: int, firsts: list[FirstRow], report: ImportReport) -> None:
         """The cards one chunk prints first in this import: inserted when new, rewritten when
         their rules or English name changed (with their trait, keyword, search and text rows).
-        ``stored_cards``: the database's rows of those cards, as the check read them."""
+        Each comes with the database's row of it, as the check read it, and its stored values
+        unless the database holds the same rules."""
         table = table_of(Card)
-        first = {name: stored for _set_code, _number, name, _printing, stored in rows if stored is not None}
-        if not first:
+        if not firsts:
             return
-        existing = {name: (card_id, name_en, digest) for card_id, name, name_en, digest in stored_cards}
-        new_rows: list[dict[str, Any]] = []
+        fresh: list[tuple[str, str, tuple[Any, ...], tuple[Any, ...]]] = []  # new: name, name_en, values, keys
         changed: list[dict[str, Any]] = []
-        summaries: dict[str, tuple[int, int]] = {}
-        for name, stored in first.items():
-            known = existing.get(name)
+        renamed: dict[int, tuple[str, str]] = {}  # same rules, another English name: id → (name, name_en)
+        for name, values, known in firsts:
             name_en = self.name_en.get(name, known[1] if known else "")
+            if values is None:
+                # the database holds these rules (the check compared the hashes)
+                assert known is not None
+                self.cards[name] = known[0]
+                self.db_card_ids.add(known[0])
+                if known[1] != name_en:
+                    renamed[known[0]] = (name, name_en)  # an English name from a later row
+                else:
+                    report.cards.unchanged += 1
+                continue
             if known is None:
-                new_rows.append(
-                    {
-                        "game_id": game_id,
-                        "name": name,
-                        "name_en": name_en,
-                        **stored,
-                        **search_keys(name, stored["text"], stored["attributes"], self.game),
-                    }
-                )
-                _digest, _place, mask, sets = self.cards[name]
-                summaries[name] = (mask, 0 if sets is None else 1 if isinstance(sets, str) else len(sets))
+                found_keys = search_keys(name, values[_TEXT_AT], values[_ATTRIBUTES_AT], self.game)
+                fresh.append((name, name_en, values, tuple(found_keys.values())))
             else:
+                stored = dict(zip(STORED_CARD, values, strict=True))
                 self.cards[name] = known[0]
                 self.db_card_ids.add(known[0])
                 if known[2] != stored["rules_hash"] or known[1] != name_en:
@@ -192,7 +271,38 @@ class PlanWriter(Plan):
                     )
                 else:
                     report.cards.unchanged += 1
-        bulk_insert(self.session, table, new_rows)
+        if renamed:
+            # rewritten like a changed card, from the values the database holds for its rules
+            columns_read = [table.c[key] for key in ("id", *RULES_FIELDS, "rules_hash")]
+            for found in self.session.execute(select(*columns_read).where(table.c.id.in_(sorted(renamed)))).mappings():
+                stored = {key: found[key] for key in (*RULES_FIELDS, "rules_hash")}
+                name, name_en = renamed[found["id"]]
+                changed.append(
+                    {
+                        "_id": found["id"],
+                        "name": name,
+                        "name_en": name_en,
+                        **stored,
+                        **search_keys(name, stored["text"], stored["attributes"], self.game),
+                    }
+                )
+        # The new cards' ids, reserved before the insert rather than read back by name after it.
+        # Their rows are built as tuples (NEW_CARD), JSON columns encoded here.
+        touched: list[tuple[int, str, str, tuple[Any, ...], tuple[Any, ...], tuple[int, int]]] = []
+        card_rows: list[tuple[Any, ...]] = []
+        for card_id, (name, name_en, values, keys) in zip(
+            reserve_ids(self.session, table, len(fresh)), fresh, strict=True
+        ):
+            # a new card has every printing in this import: its summary is known from the check
+            _digest, _place, mask, sets = self.cards[name]
+            self.cards[name] = card_id
+            touched.append((card_id, name, name_en, values, keys, (mask, _set_count(sets))))
+            listed = list(values)
+            for i in _JSON_AT:
+                if listed[i] is not None:
+                    listed[i] = to_json(listed[i])
+            card_rows.append((card_id, game_id, name, name_en, *listed, *keys))
+        insert_tuples(self.session, table, NEW_CARD, card_rows)
         if changed:
             columns: dict[str, Any] = {key: bindparam(key) for key in changed[0] if key != "_id"}
             statement = update(table).where(table.c.id == bindparam("_id")).values(columns)
@@ -203,28 +313,35 @@ class PlanWriter(Plan):
             self.session.execute(delete(CardSearch).where(col(CardSearch.card_id).in_(changed_ids)))
             self.session.execute(delete(CardText).where(col(CardText.card_id).in_(changed_ids)))
             self.affected.update(changed_ids)
-        report.cards.added += len(new_rows)
+        report.cards.added += len(card_rows)
         report.cards.updated += len(changed)
-        if new_rows:
-            names = [row["name"] for row in new_rows]
-            for card_id, name in self.existing_cards(names, ("id", "name")):
-                self.cards[name] = card_id
-        touched = [(self.cards[row["name"]], row) for row in new_rows] + [(row["_id"], row) for row in changed]
-        traits: list[dict[str, Any]] = []
+        # a changed card gets its summary from the database once the printings are written
+        touched += [
+            (
+                row["_id"],
+                row["name"],
+                row["name_en"],
+                tuple(row[key] for key in STORED_CARD),
+                tuple(row[key] for key in SEARCH_KEYS),
+                (0, 0),
+            )
+            for row in changed
+        ]
+        traits: list[tuple[Any, ...]] = []
         keywords: list[dict[str, Any]] = []
-        for card_id, row in touched:
-            for trait in dict.fromkeys(row["traits"]):
-                traits.append({"card_id": card_id, "trait": trait, "trait_key": fold(trait)})
-            for keyword in row["keywords"]:
+        searchable: list[tuple[Any, ...]] = []
+        texts: list[tuple[Any, ...]] = []
+        for card_id, name, name_en, values, keys, summary in touched:
+            for trait in dict.fromkeys(values[_TRAITS_AT]):
+                traits.append((card_id, trait, fold(trait)))
+            for keyword in values[_KEYWORDS_AT]:
                 keywords.append({"card_id": card_id, **keyword})
-        bulk_insert(self.session, table_of(CardTrait), traits)
+            searchable.append(_search_row(card_id, game_id, name, name_en, values, keys, summary))
+            texts.append((card_id, keys[_TEXT_KEY_AT]))
+        insert_tuples(self.session, table_of(CardTrait), ("card_id", "trait", "trait_key"), traits)
         bulk_insert(self.session, table_of(CardKeyword), keywords)
-        # A new card has every printing in this import, so its summary is known from the check;
-        # a changed card gets its own from the database once the printings are written.
-        searchable = [self._search_row(card_id, game_id, row, summaries.get(row["name"])) for card_id, row in touched]
-        bulk_insert(self.session, table_of(CardSearch), searchable)
-        texts = [{"card_id": card_id, "text_key": row["text_key"]} for card_id, row in touched]
-        bulk_insert(self.session, table_of(CardText), texts)
+        insert_tuples(self.session, table_of(CardSearch), SEARCH_ROW, searchable)
+        insert_tuples(self.session, table_of(CardText), ("card_id", "text_key"), texts)
 
     def _refresh_summaries(self, card_ids: Iterable[int]) -> None:
         """Recompute the printing summaries of existing cards whose printings may have changed."""
@@ -256,56 +373,35 @@ class PlanWriter(Plan):
         )
         batched(self.progress, "更新印刷摘要", lambda chunk: self.session.connection().execute(statement, chunk), rows)
 
-    @staticmethod
-    def _search_row(card_id: int, game_id: int, row: dict[str, Any], summary: tuple[int, int] | None) -> dict[str, Any]:
-        """The card's row of ``card_search`` (see :class:`CardSearch`)."""
-        mask, set_count = summary or (0, 0)
-        return {
-            "card_id": card_id,
-            "game_id": game_id,
-            "name": row["name"],
-            "sort_key": row["pinyin"],
-            "keys": search_keys_text(row["name_key"], row["pinyin"], row["initials"], row["name_en"]),
-            "type": row["type"],
-            "subtype_key": fold(row["subtype"]),
-            "attr_mask": row["attr_mask"],
-            "faction_key": fold(row["faction"]),
-            "cost_total": row["cost_total"],
-            "attack": row["attack"],
-            "defense": row["defense"],
-            "level": row["level"],
-            "rarity_mask": mask,
-            "set_count": set_count,
-        }
-
-    def _write_printings(self, rows: list[Checked], stored: list[tuple[Any, ...]], report: ImportReport) -> None:
-        """The chunk's printings: inserted, updated where a field changed; ``stored``: the
+    def _write_printings(self, rows: list[PrintingRow], stored: list[tuple[Any, ...]], report: ImportReport) -> None:
+        """The chunk's new and changed printings: inserted, or updated; ``stored``: the
         database's rows of those it rewrites (:data:`STORED_PRINTING`), as the check read them."""
         table = table_of(Printing)
         existing: dict[tuple[int, str], dict[str, Any]] = {}
         for found in stored:
             values = dict(zip(STORED_PRINTING, found, strict=True))
             existing[(values["set_id"], values["number"])] = values
-        new_rows: list[dict[str, Any]] = []
+        new_rows: list[tuple[Any, ...]] = []  # NEW_PRINTING columns
         changed: list[dict[str, Any]] = []
-        for set_code, number, name, printing, _stored in rows:
-            set_id = self.db_sets[set_code].id
+        set_ids = self.set_ids
+        for set_code, number, number_key, name, printing in rows:
+            set_id = set_ids[set_code]
             card_id = self.cards[name]
-            values = {"card_id": card_id, "number_key": fold(number), **printing}
-            # why the type: ignore below: a set read or flushed has its id
-            before = existing.get((set_id, number))  # type: ignore[arg-type]
+            before = existing.get((set_id, number))
             if before is None:
-                new_rows.append({"set_id": set_id, "number": number, **values})
+                new_rows.append((set_id, number, card_id, number_key, *printing))
                 if card_id in self.db_card_ids:
                     self.affected.add(card_id)  # an existing card gained a printing
-            elif any(before[k] != values[k] for k in PRINTING_FIELDS):
+                continue
+            values = {"card_id": card_id, "number_key": number_key, **dict(zip(PRINTING_VALUES, printing, strict=True))}
+            if any(before[k] != values[k] for k in PRINTING_FIELDS):
                 changed.append({"_id": before["id"], **values})
                 self.affected.add(before["card_id"])  # the card it belonged to before
                 if card_id in self.db_card_ids:
                     self.affected.add(card_id)
             else:
                 report.printings.unchanged += 1
-        bulk_insert(self.session, table, new_rows)
+        insert_tuples(self.session, table, NEW_PRINTING, new_rows)
         if changed:
             columns_: dict[str, Any] = {key: bindparam(key) for key in changed[0] if key != "_id"}
             statement = update(table).where(table.c.id == bindparam("_id")).values(columns_)
