@@ -19,9 +19,12 @@ sorted by ranks: 20–25 ms). The items' (id, printing id) pairs are read as one
 database joins and numpy parses and sorts (:func:`id_pairs`, :func:`sorted_keys`).
 
 Ranking costs a sort of the printings in the database (300–450 ms for 100,000 on this machine:
-n log n), paid once per process and catalogue version by the first large collection placed; a
-small collection (fewer items than :data:`RANKED_FROM`) is not worth it: when no ranks are at
-hand it is counted by set, or its items (read once) sorted by id in SQL.
+n log n), so it is paid after each import: :func:`store_ranks` keeps them in ``printing_order``
+(``lunzang import`` calls it once the import has committed), and a process reads them from there
+(a few ms). When the stored ranks are not of the catalogue as it is, the first large collection
+placed makes them in memory (a GET never writes them); a small collection (fewer items than
+:data:`RANKED_FROM`) is not worth that: it is counted by set, or its items (read once) sorted
+by id in SQL.
 """
 
 from __future__ import annotations
