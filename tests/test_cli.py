@@ -102,3 +102,14 @@ def test_synth_writes_an_importable_catalogue(runner, engine: Engine, tmp_path: 
     counts = table_counts(engine)
     assert counts["printing"] == 1200 and counts["card"] < 1200  # some rows are reprints
     assert runner.invoke(args=["demo", "synth", "--printings", "0", "--out", str(tmp_path)]).exit_code == 2
+
+
+def test_a_command_before_init_db_says_to_run_it(tmp_path: Path) -> None:
+    """``lunzang search`` (or any command) on a database that has no tables yet: one line that
+    says what to do and exit status 2, not a traceback."""
+    url = f"sqlite:///{tmp_path}/empty.db"
+    for args in (("search", "孙悟空"), ("deck", "check", "-"), ("collection", "export", "x")):
+        result = _lunzang(*args, env={"DATABASE_URL": url})
+        assert result.returncode == 2, (args, result.stderr)
+        assert "先运行 lunzang init-db" in result.stderr, (args, result.stderr)
+        assert "Traceback" not in result.stderr

@@ -86,6 +86,18 @@ class LunzangGroup(FlaskGroup):
             return load_command(name)
         return super().get_command(ctx, name)
 
+    def invoke(self, ctx: click.Context) -> object:
+        """Any command on a database without the tables it reads (``lunzang search`` before
+        ``lunzang init-db``, or after an upgrade that added a table) says what to do, in one
+        line and with exit status 2, instead of a traceback."""
+        try:
+            return super().invoke(ctx)
+        except Exception as error:
+            if not _missing_table(error):
+                raise
+            click.echo("错误：数据库还没有建好表，或结构不是最新的：先运行 lunzang init-db。", err=True)
+            ctx.exit(2)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         self._load_plugin_commands()
         return sorted({*self.commands, *COMMANDS})
@@ -94,6 +106,17 @@ class LunzangGroup(FlaskGroup):
         """The list of ``--help``, each command of the table summarised by its entry (the
         same words click takes from its docstring), none of them imported."""
         _Summaries(self).format_commands(ctx, formatter)
+
+
+def _missing_table(error: BaseException) -> bool:
+    """Whether ``error`` is the database saying a table does not exist (SQLite's "no such
+    table", PostgreSQL's SQLSTATE 42P01). SQLAlchemy is imported only here, on the way out of
+    a failed command: ``--help`` does not load it."""
+    from sqlalchemy.exc import DBAPIError
+
+    if not isinstance(error, DBAPIError) or error.orig is None:
+        return False
+    return getattr(error.orig, "sqlstate", None) == "42P01" or str(error.orig).startswith("no such table")
 
 
 class _Summaries(click.Group):
