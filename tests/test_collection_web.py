@@ -603,3 +603,19 @@ def test_grades_are_shown_in_the_readers_language(sample_app: Any, login: Any) -
     english = client.get("/collection?lang=en").get_data(as_text=True)
     assert "<td>Traditional Chinese</td>" in english and "<td>Foil</td>" in english
     assert "<td>繁中</td>" not in english
+
+
+def test_the_rows_escape_what_the_request_and_the_data_bring(sample_app, login) -> None:
+    """The rows are written out in Python (webapp/collection/rows.py ROW): the page's own
+    address (each form's ``next``), the note and the card's text come escaped."""
+    client = sample_app.test_client()
+    alice = login(client)
+    printing = pid(sample_app)
+    give(sample_app, alice.id, {printing: 1})
+    client.post("/collection/items/note", data={"printing_id": printing, "note": "a&b <i>"})
+    page = client.get('/collection?x="><b>y</b>').get_data(as_text=True)
+    assert "<b>y" not in page and '"><b>' not in page
+    assert 'name="next" value="/collection?x=&#34;&gt;&lt;b&gt;y&lt;/b&gt;"' in page
+    assert '<span class="note">a&amp;b &lt;i&gt;</span>' in page
+    assert 'value="a&amp;b &lt;i&gt;"' in page
+    assert page.count('<tr data-printing="') == 1

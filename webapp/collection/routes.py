@@ -26,6 +26,7 @@ from flask import flash, jsonify, redirect, render_template, request, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
+from flask_wtf.csrf import generate_csrf
 
 from catalog.collection import views
 from catalog.collection.grades import (
@@ -45,7 +46,7 @@ from catalog.games import GAMES
 from catalog.lookup import UnknownPrinting, find_printing
 from catalog.search import QueryError, printing_ids_matching
 from webapp.collection import bp
-from webapp.collection.rows import row_text, row_views
+from webapp.collection.rows import row_text, row_views, table_rows
 from webapp.db import get_session
 from webapp.helpers import localized, mark_error, safe_next, utcnow
 
@@ -173,8 +174,11 @@ def index() -> Any:
         pages=pages,
         page_numbers=page_numbers(state.page, pages),
         page_link=lambda number: state.url(page=number),
-        rows=row_views(listing, grade_label) if listing else [],
-        row_text=row_text() if listing and listing.items else None,
+        rows_html=(
+            table_rows(row_views(listing, grade_label), row_text(), generate_csrf(), request.full_path.rstrip("?"))
+            if listing and listing.items
+            else ""
+        ),
         totals=views.totals(session=session, user_id=user_id, version=listing.collection_version if listing else None),
         games=GAMES,
         error=error,
