@@ -35,17 +35,32 @@ ORDERS = {
 
 
 @pytest.fixture(
-    autouse=True, params=["sorted in SQL", "sorted in SQL, large", "sorted by ranks", "sorted by stored ranks"]
+    autouse=True,
+    params=[
+        "sorted in SQL",
+        "sorted in SQL, large",
+        "sorted by ranks",
+        "sorted by stored ranks",
+        "sorted in SQL, items looked up",
+    ],
 )
 def sorting(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, sample_catalogue: Engine) -> str:
     """Every test four times: with the sample's small collections sorted in SQL (no ranks at
     hand: the items read are sorted by id, or counted by set); as a large collection is when
     the catalogue's ranks cannot key it (the whole query sorted in SQL); sorted by the
     catalogue's ranks as a large collection is (catalog.collection.ordering); and by the ranks
-    an import stored, which any collection, small too, is sorted by while they are current."""
+    an import stored, which any collection, small too, is sorted by while they are current.
+
+    A search filter's items are read all and filtered by its printings in the first three; in
+    the last two (whose sorting the others cover) they are looked up by its printings, as a
+    selective filter's are in a large collection (listing.PROBE_MAX, PROBE_RATIO)."""
     from catalog.collection import listing, ordering
 
     listing.cache_clear()
+    if request.param in ("sorted by stored ranks", "sorted in SQL, items looked up"):
+        monkeypatch.setattr(listing, "PROBE_RATIO", 0)
+    else:
+        monkeypatch.setattr(listing, "PROBE_MAX", -1)
     if request.param == "sorted by ranks":
         monkeypatch.setattr(ordering, "RANKED_FROM", 0)
     elif request.param == "sorted by stored ranks":

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import distinct, func, select
+from sqlalchemy import func, select
 from sqlmodel import Session
 
 from catalog.collection.listing import (
@@ -14,61 +14,15 @@ from catalog.collection.listing import (
     ItemRow,
     Page,
     Totals,
-    changes_between,
     collection_page,
-    collection_version,
-    database_of,
-    keep,
-    kept,
-    kept_before,
-    totals_key,
+    totals,
 )
 from catalog.collection.tables import CARD, GAME, IMPORT, ITEM, LEDGER, PRINTING, SET
 from catalog.games import GAMES
 from catalog.models import Card, CardSet, CollectionImport, Game, Printing
 
-__all__ = ["MAX_PER_PAGE", "ItemRow", "Page", "Totals", "collection_page"]  # the page itself lives in listing.py
-
-
-def totals(*, session: Session, user_id: int, version: int | None = None) -> Totals:
-    """The user's totals; kept per collection version (see :mod:`catalog.collection.listing`):
-    ``version`` when the caller has read it in this transaction already."""
-    what = totals_key(database_of(session), user_id)
-    version = collection_version(session, user_id) if version is None else version
-    found = kept(what, version)
-    if found is None:
-        found = _totals_since(session, user_id, what, version)
-    if found is not None:
-        keep(what, version, found)
-        return found
-    c = ITEM
-    row = session.execute(
-        select(
-            func.count(distinct(c.printing_id)),
-            func.coalesce(func.sum(c.quantity), 0),
-            func.coalesce(func.sum(c.for_trade), 0),
-        ).where(c.user_id == user_id, c.quantity > 0)
-    ).one()
-    result = Totals(int(row[0]), int(row[1]), int(row[2]))
-    keep(what, version, result)
-    return result
-
-
-def _totals_since(session: Session, user_id: int, what: Any, version: int) -> Totals | None:
-    """The totals of an older collection version moved on by the changes since (cheaper than
-    summing every item again), if such totals are kept."""
-    older = kept_before(what, version)
-    changes = changes_between(session, user_id, older[0], version) if older is not None else None
-    if older is None or changes is None:
-        return None
-    then: Totals = older[1]
-    owned_now = {ch.printing_id for ch in changes if ch.quantity > 0}
-    owned_then = {ch.printing_id for ch in changes if ch.quantity_then > 0}
-    return Totals(
-        then.printings + len(owned_now) - len(owned_then),
-        then.cards + sum(ch.quantity - ch.quantity_then for ch in changes),
-        then.for_trade + sum(ch.for_trade - ch.for_trade_then for ch in changes),
-    )
+# The page and the totals live in listing.py.
+__all__ = ["MAX_PER_PAGE", "ItemRow", "Page", "Totals", "collection_page", "totals"]
 
 
 @dataclass
