@@ -238,3 +238,25 @@ def test_collection_pages_in_set_order_across_sets_and_grades(sample_catalogue: 
         assert beyond.items == [] and beyond.total == len(expected)
         m4 = collection_page(session=session, user_id=alice, set_code="M4", page=2, per_page=4)
         assert m4.total == 6 and [i.set for i in m4.items] == ["M4", "M4"]
+
+
+def test_totals_moved_on_count_a_printing_once_whatever_its_grades(sample_catalogue: Engine, alice: int) -> None:
+    """The totals kept for one version are moved on by the item changes since: a second grade
+    of a printing already owned, or one of its two grades falling to 0, leaves the distinct
+    printings as they were."""
+    from sqlalchemy import distinct, func, select
+
+    from catalog.models import CollectionItem
+
+    item = CollectionItem.__table__.c
+    with catalog_db.transaction(sample_catalogue) as session:
+        _add(session, alice, "M4-001", 1, ItemGrade())
+        assert totals(session=session, user_id=alice).printings == 1  # kept for this version
+        steps = [(ItemGrade("LP"), 1), (ItemGrade("LP"), -1), (ItemGrade("LP"), 2), (ItemGrade(), -1), (NM, 1)]
+        for grade, delta in steps:
+            _add(session, alice, "M4-001", delta, grade)
+            _add(session, alice, "M4-002", 1)  # and another printing, so both kinds of change come together
+            owned = session.scalar(
+                select(func.count(distinct(item.printing_id))).where(item.user_id == alice, item.quantity > 0)
+            )
+            assert totals(session=session, user_id=alice).printings == owned, (grade, delta)
