@@ -7,18 +7,22 @@ at most so many characters and card lines.
 
 from __future__ import annotations
 
+import json
+from dataclasses import fields
 from typing import Any
 
 import pytest
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from catalog import db as catalog_db
-from catalog.decks.check import check_decklist, load_pool
+from catalog.decks import check
+from catalog.decks.check import check_decklist, load_pool, pool_card
 from catalog.decks.lists import MAX_LINES, MAX_TEXT_CHARS, SUGGESTED_LINES, DecklistError, parse_decklist
 from catalog.fuzzy import CANDIDATES, NameIndex
 from catalog.ingest import import_catalogue
+from catalog.models import Card, CardSet, Game, Printing
 from tests.conftest import SAMPLE
 
 
@@ -53,6 +57,37 @@ def test_an_uncommitted_import_never_reaches_other_sessions(sample_catalogue: En
         importing.rollback()
     with Session(sample_catalogue) as session:
         assert load_pool(session, "samsara") is before
+
+
+def test_the_pool_decodes_each_json_text_once_and_matches_the_cards(sample_catalogue: Engine) -> None:
+    # Issue 17: read as json, PostgreSQL's driver decoded each of the 3.6 million JSON values of
+    # a million printings into its own object (a third of the first check's CPU). The pool reads
+    # them as text and decodes each distinct text once, on every database.
+    check._pools.clear()
+    with Session(sample_catalogue) as session:
+        pool = load_pool(session, "samsara")
+        game = session.exec(select(Game).where(Game.slug == "samsara")).one()
+        codes: dict[int, set[str]] = {}
+        for card_id, code in session.exec(
+            select(Printing.card_id, CardSet.code).join(CardSet).where(CardSet.game_id == game.id)
+        ):
+            codes.setdefault(card_id, set()).add(code)
+        cards = list(session.exec(select(Card).where(Card.game_id == game.id)))
+    assert len(pool.cards) == len(cards)
+    for card in cards:  # the same snapshot as the card page's, read from the ORM object
+        assert card.id is not None
+        expected, got = pool_card(card, codes.get(card.id, set())), pool.cards[card.id]
+        assert {f.name: getattr(got, f.name) for f in fields(got)} == {
+            f.name: getattr(expected, f.name) for f in fields(expected)
+        }
+    by_text: dict[str, list[Any]] = {}
+    for got in pool.cards.values():
+        if got.keywords:
+            by_text.setdefault(json.dumps(got.keywords, sort_keys=True), []).append(got.keywords)
+    shared = [group for group in by_text.values() if len(group) > 1]
+    assert shared  # the sample has cards with the same keywords
+    for group in shared:  # one decoded value per distinct text, shared between the cards
+        assert all(k is group[0][0] for keywords in group for k in keywords[:1])
 
 
 @pytest.mark.parametrize(
