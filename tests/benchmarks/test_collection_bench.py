@@ -36,7 +36,7 @@ from sqlmodel import Session
 from catalog import db as catalog_db
 from catalog.collection import export_collection, import_collection, undo_import
 from catalog.collection.grades import CONDITIONS, LANGUAGES
-from catalog.ingest import import_catalogue
+from catalog.ingest import import_catalogue, vacuum_after_import
 from catalog.ingest.synth import write_synthetic_catalogue
 from catalog.models import CardSet, Printing, User
 
@@ -328,6 +328,7 @@ def test_collection_page_speed(catalogue: Path, tmp_path: Path) -> None:
         with catalog_db.transaction(engine) as session:
             import_catalogue(session=session, paths=[catalogue])
             session.add(User(username="pages", username_key="pages", password_hash="-", created_at=NOW))
+        vacuum_after_import(engine)  # as `lunzang import` does after the import (PostgreSQL)
         started = time.perf_counter()
         with catalog_db.transaction(engine) as session:  # as `lunzang import` does after the import
             store_ranks(session=session)

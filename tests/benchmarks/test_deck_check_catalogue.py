@@ -45,7 +45,11 @@ def _deck(url: str) -> str:
     engine = catalog_db.make_engine(url)
     with Session(engine) as session:
         game_id = session.exec(select(Game.id).where(Game.slug == "samsara")).one()
-        names = list(session.exec(select(Card.name).where(Card.game_id == game_id, Card.type == "战魂").limit(500)))
+        names = list(
+            session.exec(
+                select(Card.name).where(Card.game_id == game_id, Card.type == "战魂").order_by(Card.id).limit(500)
+            )
+        )
     engine.dispose()
     rng = random.Random(16)
     known = rng.sample(names, 18)
