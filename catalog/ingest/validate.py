@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
-import marshal
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
 from pathlib import Path
-from typing import IO, Any, Self
+from typing import Any, Self
 
 from sqlalchemy import func
 from sqlmodel import Session, select
@@ -21,6 +19,7 @@ from catalog.games import GameModule
 from catalog.games.base import ParsedCard, RowErrors
 from catalog.ingest.bulk import BATCH, select_in
 from catalog.ingest.sources import Problem, Row, Source
+from catalog.ingest.spool import Spool
 from catalog.models import (
     Card,
     CardSet,
@@ -139,6 +138,9 @@ class Plan:
       ``card_search`` summary; when the card is written the value becomes its id;
     - the first English name of a card (KeyForge), the rarities of each set (pack templates).
 
+    What the writer needs of each checked chunk is kept in a :class:`~catalog.ingest.spool.Spool`:
+    in memory up to :data:`~catalog.ingest.spool.SPOOL_ROWS` rows, past them in a temporary file.
+
     A place is ``file index << 32 | line`` (see :meth:`place`). The values a message needs from
     an earlier row (a contradiction's first printing) are read again from the file, on the
     error path only.
@@ -159,9 +161,9 @@ class Plan:
         self.rarities_by_set: dict[str, set[str]] = {}
         self.rows = 0
         self.printing_rows = 0
-        # The checked rows, chunk by chunk (marshal: plain values only), for the writer: a
-        # temporary file, so the second pass costs neither memory nor a second parse.
-        self.checked: IO[bytes] = tempfile.TemporaryFile(prefix="lunzang-import-")  # noqa: SIM115  (closed by close())
+        # The checked rows, chunk by chunk, for the writer (plain values only): no second parse,
+        # and past a bound a temporary file, so a large import does not hold them in memory.
+        self.checked = Spool()
 
     def problem(self, file: str, line: int, column: str, zh: str, en: str) -> None:
         self.problems.append(Problem(file, line, column, Message(zh, en)))
@@ -174,13 +176,12 @@ class Plan:
         Each chunk: the cards it prints first (name; stored values, or None when the database
         holds the same rules; the database's card or None), the printings that are new or
         changed, the database's rows of those that change (:data:`STORED_PRINTING` columns),
-        and how many of the chunk's printings the database already holds as they are."""
-        self.checked.seek(0)
-        while size := int.from_bytes(self.checked.read(8), "little"):
-            yield marshal.loads(self.checked.read(size))
+        and how many of the chunk's printings the database already holds as they are. Given
+        back once (a chunk kept in memory is let go as it is given)."""
+        yield from self.checked
 
     def close(self) -> None:
-        """Let go of the checked rows' temporary file (written or not)."""
+        """Let go of the checked rows and their temporary file (written or not)."""
         self.checked.close()
 
     def place(self, row: Row) -> int:
@@ -315,8 +316,7 @@ class Plan:
             if not self.problems and not self.read_problems:
                 # the writer reads it back: no second parse, no second lookup in the database,
                 # and no row it would only find unchanged
-                data = marshal.dumps(self._to_write(checked, stored_cards, stored_printings))
-                self.checked.write(len(data).to_bytes(8, "little") + data)
+                self.checked.add(self._to_write(checked, stored_cards, stored_printings), len(chunk))
         if self.progress:
             self.progress("检查", index, index)
         self._describe_contradictions(pending)
