@@ -14,6 +14,7 @@ from sqlalchemy.engine import Engine
 
 from catalog import db as catalog_db
 from catalog.ingest import ImportFailed, import_catalogue
+from catalog.ingest import spool as ingest_spool
 from catalog.ingest import validate as ingest_validate
 from catalog.ingest import write as ingest_write
 from catalog.ingest.sources import _decode
@@ -71,19 +72,26 @@ def run_import(engine: Engine, *paths: Path) -> None:
         import_catalogue(session=session, paths=list(paths))
 
 
-@pytest.mark.parametrize("lookup", ["whole sets", "by numbers"])
+@pytest.mark.parametrize(
+    ("lookup", "spool_rows"),
+    [("whole sets", None), ("by numbers", 2500)],
+    ids=["whole sets, chunks kept in memory", "by numbers, chunks past 2,500 rows in a file"],
+)
 @pytest.mark.parametrize("bulk", [False, True], ids=["row indexes kept", "indexes rebuilt"])
 def test_the_streaming_import_writes_the_rows_the_old_importer_wrote(
-    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bulk: bool, lookup: str
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bulk: bool, lookup: str, spool_rows: int | None
 ) -> None:
     """6,000 printings (three chunks, reprints across them), then re-imported with an erratum,
     a rarity change, a renamed card (its old card removed) and a new flavour text; the existing
-    printings read a set at a time, and (as a large set is) by the chunk's numbers."""
+    printings read a set at a time, and (as a large set is) by the chunk's numbers; the checked
+    chunks kept in memory, and (as a large import's are) sent to a file from the second chunk on."""
     if bulk:
         monkeypatch.setattr(ingest_write, "BULK_THRESHOLD", 1000)
     if lookup == "by numbers":
         monkeypatch.setattr(ingest_validate, "WHOLE_SET", 0)
         monkeypatch.setattr(ingest_validate, "WHOLE_SET_FACTOR", 0)
+    if spool_rows is not None:
+        monkeypatch.setattr(ingest_spool, "SPOOL_ROWS", spool_rows)
     assert scenario(engine, tmp_path, run_import) == EXPECTED
 
 
@@ -179,12 +187,15 @@ def test_import_memory_does_not_grow_with_the_catalogue_beyond_its_index(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Peak traced memory of importing 1,000 and 5,000 printings in chunks of 500 rows (fresh
-    SQLite files, the libraries warmed up first, untraced). The importer that held the
-    catalogue grew ~4,100 bytes per printing (8.9 → 83 MB for 2,000 → 20,000 printings);
-    streaming, what grows is the index of card names and numbers (~460 bytes per printing while
-    checking) and ``fold``'s cache of numbers (bounded: 65,536 entries): ~930 bytes per printing
-    here, and less beyond 65,536 printings."""
+    SQLite files, the libraries warmed up first, untraced), the checked chunks kept in memory up
+    to one chunk (SPOOL_ROWS, 100,000 by default: the same bound, smaller), in a file past it. The importer that
+    held the catalogue grew ~4,100 bytes per printing (8.9 → 83 MB for 2,000 → 20,000
+    printings); streaming, what grows is the index of card names and numbers (~460 bytes per
+    printing while checking) and ``fold``'s cache of numbers (bounded: 65,536 entries): ~930
+    bytes per printing here, and less beyond 65,536 printings. (Chunks kept in memory add ~1.2
+    KB per printing of a first import up to the bound: without one this test fails.)"""
     monkeypatch.setattr(ingest_validate, "CHUNK", 500)
+    monkeypatch.setattr(ingest_spool, "SPOOL_ROWS", 500)
     warm = write_synthetic_catalogue(tmp_path / "warm", printings=300, seed=9)
     _peak_of_import(f"sqlite:///{tmp_path / 'warm.sqlite3'}", warm, traced=False)
     peaks = {
@@ -293,3 +304,20 @@ def test_the_kept_card_values_are_the_stored_columns_with_the_same_hash() -> Non
         columns = ingest_validate.card_columns(parsed)
         assert ingest_validate.card_values(parsed) == tuple(columns[key] for key in ingest_validate.STORED_CARD)
         assert columns["attributes"] == "".join(parsed["attributes"])
+
+
+@pytest.mark.parametrize("limit", [0, 5, 6, 100])
+def test_the_spool_gives_the_chunks_back_in_order_and_keeps_at_most_its_bound(limit: int) -> None:
+    """Chunks of plain values come back as they were added, in order; while the rows added are
+    within the bound they stay in memory (no file), past it every chunk is in the file."""
+    chunks = [([("龙", i, None, {"k": [i, "值"]})], [f"X1-{i:04}"], i) for i in range(4)]
+    spool = ingest_spool.Spool(limit)
+    try:
+        for chunk in chunks:
+            spool.add(chunk, 2)
+            assert len(spool.kept) * 2 <= limit
+        assert spool.spilled == (limit < 8)
+        assert list(spool) == chunks
+        assert not spool.kept
+    finally:
+        spool.close()

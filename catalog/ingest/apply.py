@@ -1,6 +1,7 @@
 """Turning sources into rows: read every source's manifest, then per source check every row
-(streamed from the files a chunk at a time, each checked chunk kept in a temporary file), then
-write the checked chunks one by one.
+(streamed from the files a chunk at a time, each checked chunk kept for the writer: in memory up
+to a bound, past it in a temporary file, see :mod:`~catalog.ingest.spool`), then write the
+checked chunks one by one.
 
 The use case :func:`import_catalogue` writes into the session it is given and never
 commits; a caller that wants a dry run rolls back. Any problem anywhere raises

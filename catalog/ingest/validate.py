@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
-import marshal
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
 from pathlib import Path
-from typing import IO, Any, Self
+from typing import Any, Self
 
 from sqlalchemy import func
 from sqlmodel import Session, select
@@ -21,6 +19,7 @@ from catalog.games import GameModule
 from catalog.games.base import ParsedCard, RowErrors
 from catalog.ingest.bulk import BATCH, select_in
 from catalog.ingest.sources import Problem, Row, Source
+from catalog.ingest.spool import Spool
 from catalog.models import (
     Card,
     CardSet,
@@ -79,12 +78,13 @@ def card_columns(parsed: dict[str, Any], digest: str | None = None) -> dict[str,
 
 STORED_CARD = (*RULES_FIELDS, "rules_hash")  # a card's stored values, as a tuple (card_values)
 _ATTRIBUTES_AT = RULES_FIELDS.index("attributes")
+_RULES_OF = itemgetter(*RULES_FIELDS)
 
 
 def card_values(parsed: dict[str, Any]) -> tuple[Any, ...]:
     """:func:`card_columns` as a tuple in :data:`STORED_CARD` order (what a checked chunk keeps:
-    marshalled without a key per value, and read back without building a dict per card)."""
-    values = [parsed[key] for key in RULES_FIELDS]
+    no key per value, and no dict to build again per card in the writer)."""
+    values = list(_RULES_OF(parsed))
     values[_ATTRIBUTES_AT] = "".join(values[_ATTRIBUTES_AT])
     # the digest of rules_hash: the same list, the same repr
     return (*values, hashlib.blake2b(repr(values).encode("utf-8"), digest_size=20).hexdigest())
@@ -139,6 +139,9 @@ class Plan:
       ``card_search`` summary; when the card is written the value becomes its id;
     - the first English name of a card (KeyForge), the rarities of each set (pack templates).
 
+    What the writer needs of each checked chunk is kept in a :class:`~catalog.ingest.spool.Spool`:
+    in memory up to :data:`~catalog.ingest.spool.SPOOL_ROWS` rows, past them in a temporary file.
+
     A place is ``file index << 32 | line`` (see :meth:`place`). The values a message needs from
     an earlier row (a contradiction's first printing) are read again from the file, on the
     error path only.
@@ -159,9 +162,9 @@ class Plan:
         self.rarities_by_set: dict[str, set[str]] = {}
         self.rows = 0
         self.printing_rows = 0
-        # The checked rows, chunk by chunk (marshal: plain values only), for the writer: a
-        # temporary file, so the second pass costs neither memory nor a second parse.
-        self.checked: IO[bytes] = tempfile.TemporaryFile(prefix="lunzang-import-")  # noqa: SIM115  (closed by close())
+        # The checked rows, chunk by chunk, for the writer (plain values only): no second parse,
+        # and past a bound a temporary file, so a large import does not hold them in memory.
+        self.checked = Spool()
 
     def problem(self, file: str, line: int, column: str, zh: str, en: str) -> None:
         self.problems.append(Problem(file, line, column, Message(zh, en)))
@@ -174,13 +177,12 @@ class Plan:
         Each chunk: the cards it prints first (name; stored values, or None when the database
         holds the same rules; the database's card or None), the printings that are new or
         changed, the database's rows of those that change (:data:`STORED_PRINTING` columns),
-        and how many of the chunk's printings the database already holds as they are."""
-        self.checked.seek(0)
-        while size := int.from_bytes(self.checked.read(8), "little"):
-            yield marshal.loads(self.checked.read(size))
+        and how many of the chunk's printings the database already holds as they are. Given
+        back once (a chunk kept in memory is let go as it is given)."""
+        yield from self.checked
 
     def close(self) -> None:
-        """Let go of the checked rows' temporary file (written or not)."""
+        """Let go of the checked rows and their temporary file (written or not)."""
         self.checked.close()
 
     def place(self, row: Row) -> int:
@@ -241,19 +243,22 @@ class Plan:
         pending: list[tuple[Row, str, dict[str, Any], int]] = []  # contradictions within the import
         total = self.source.estimated_rows()
         index = 0
+        # the per-row work is most of a large check: what it reads each row, held in locals
+        cards, numbers, rarities_by_set, file_index = self.cards, self.numbers, self.rarities_by_set, self.file_index
+        db_sets = self.db_sets
         for chunk in chunks(self.source.iter_rows(self.read_problems)):
             first_seen: dict[str, str] = {}  # name → rules digest, for cards new to this import
             checked: list[Checked] = []
             keys: dict[str, list[str]] = {}  # set code → numbers, for the database lookup
+            self.rows += len(chunk)
             for row in chunk:
                 index += 1
-                self.rows += 1
                 if self.progress and index % 5000 == 0:
                     self.progress("检查", index, max(total, index))
-                set_word = row.values.get("set", "").strip()
                 set_code, number, parsed, errors = self.parsed(row)
                 number_key = ""
                 if set_code is None:
+                    set_word = row.values.get("set", "").strip()
                     self.problem(
                         row.file,
                         row.line,
@@ -266,7 +271,7 @@ class Plan:
                 elif set_code is not None:
                     number_key = fold(number)
                     key = f"{set_code}\x1f{number_key}"
-                    first = self.numbers.get(key)
+                    first = numbers.get(key)
                     if first is not None:
                         first_file, first_line = self.where(first)
                         self.problem(
@@ -277,28 +282,32 @@ class Plan:
                             f"duplicate number {number} in set {set_code} (first at {first_file}:{first_line})",
                         )
                     else:
-                        self.numbers[key] = self.place(row)
+                        numbers[key] = file_index[row.file] << 32 | row.line  # self.place(row)
                 for error in errors:
                     self.problem(row.file, row.line, error.column, error.message.zh, error.message.en)
                 if parsed is None:
                     continue
                 name = row.values["name"].strip()
-                stored = card_values(parsed.card)
+                card = parsed.card
+                stored = card_values(card)
                 digest = bytes.fromhex(stored[-1])
-                if parsed.card.get("name_en"):
-                    self.name_en.setdefault(name, parsed.card["name_en"])
-                known = self.cards.get(name)
-                first_row = False
-                if known is not None:
-                    if known[0] != digest:
-                        pending.append((row, name, dict(zip(STORED_CARD, stored, strict=True)), known[1]))
-                else:
-                    known = self.cards[name] = (digest, self.place(row), 0, None)
+                if card.get("name_en"):
+                    self.name_en.setdefault(name, card["name_en"])
+                known = cards.get(name)
+                if known is None:
+                    # the card's first row: its index entry made once, with this printing in it
+                    place = file_index[row.file] << 32 | row.line
+                    if set_code is not None and number:
+                        cards[name] = (digest, place, 1 << parsed.printing["rarity_rank"], set_code)
+                    else:
+                        cards[name] = (digest, place, 0, None)
                     first_seen[name] = stored[-1]
-                    first_row = True
-                if set_code is not None and number:
-                    self.printing_rows += 1
-                    rank = parsed.printing["rarity_rank"]
+                elif known[0] != digest:
+                    pending.append((row, name, dict(zip(STORED_CARD, stored, strict=True)), known[1]))
+                if set_code is None or not number:
+                    continue
+                self.printing_rows += 1
+                if known is not None:
                     sets = known[3]
                     if sets is None:
                         sets = set_code
@@ -306,17 +315,19 @@ class Plan:
                         sets = frozenset((sets, set_code))
                     elif isinstance(sets, frozenset) and set_code not in sets:
                         sets = sets | {set_code}
-                    self.cards[name] = (known[0], known[1], known[2] | 1 << rank, sets)
-                    self.rarities_by_set.setdefault(set_code, set()).add(parsed.printing["rarity"])
-                    if set_code in self.db_sets:
-                        keys.setdefault(set_code, []).append(number)
-                    checked.append((set_code, number, number_key, name, parsed.printing, stored if first_row else None))
+                    cards[name] = (known[0], known[1], known[2] | 1 << parsed.printing["rarity_rank"], sets)
+                rarities = rarities_by_set.get(set_code)
+                if rarities is None:
+                    rarities = rarities_by_set[set_code] = set()
+                rarities.add(parsed.printing["rarity"])
+                if set_code in db_sets:
+                    keys.setdefault(set_code, []).append(number)
+                checked.append((set_code, number, number_key, name, parsed.printing, None if known else stored))
             stored_cards, stored_printings = self._look_up_database(first_seen, keys)
             if not self.problems and not self.read_problems:
                 # the writer reads it back: no second parse, no second lookup in the database,
                 # and no row it would only find unchanged
-                data = marshal.dumps(self._to_write(checked, stored_cards, stored_printings))
-                self.checked.write(len(data).to_bytes(8, "little") + data)
+                self.checked.add(self._to_write(checked, stored_cards, stored_printings), len(chunk))
         if self.progress:
             self.progress("检查", index, index)
         self._describe_contradictions(pending)
