@@ -16,6 +16,7 @@ next one (default 18160).
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import random
@@ -150,7 +151,8 @@ def _writer(
         body = {"set": "M4", "number": "M4-002", "delta": delta}
         try:
             status: int | str = client.post_json("/api/v1/collection/items", body, headers=headers)[0]
-        except OSError as error:  # the connection died with its worker: unconfirmed
+        except (OSError, http.client.HTTPException) as error:  # the connection died with its worker: unconfirmed
+            # (IncompleteRead: the worker died between the response's headers and its body)
             status = type(error).__name__
         outcomes.append((delta, status))
 
@@ -214,6 +216,7 @@ def test_a_worker_killed_mid_request_loses_nothing(deployment: dict[str, Any]) -
         "RemoteDisconnected",
         "ConnectionResetError",
         "URLError",
+        "IncompleteRead",
     }
     confirmed = sum(delta for delta, status in outcomes if status == 200)
     unconfirmed = [delta for delta, status in outcomes if not isinstance(status, int)]
