@@ -63,3 +63,43 @@ def test_orders_are_stored_again_only_for_a_new_catalogue(sample_catalogue: Engi
         session.execute(update(Game).where(GAME.slug == "zhutian").values(catalogue_version="next"))
     with catalog_db.transaction(sample_catalogue) as session:
         assert ordering.store_ranks(session=session, unless_current=True)  # stale: made again
+
+
+@pytest.mark.parametrize("ids", ["packed", "too large to pack (forced)", "too large to pack (SQLite ids past 2**33)"])
+def test_id_pairs_are_every_item_with_its_printing(
+    sample_catalogue: Engine, make_user: Any, monkeypatch: pytest.MonkeyPatch, ids: str
+) -> None:
+    """The (item, printing) pairs and the sums read in one pass are those of the rows, whether
+    each pair travels packed in one integer or, ids too large for that, as two numbers."""
+    from catalog.collection.grades import ItemGrade
+    from catalog.collection.ledger import adjust
+    from catalog.collection.tables import ITEM, PRINTING
+    from catalog.models import CollectionItem, Printing
+    from tests.collectionkit import NOW, committed_user
+
+    if ids.endswith("(forced)"):
+        monkeypatch.setattr(ordering, "PAIR_FIRST_MAX", 0)
+    user_id = committed_user(sample_catalogue, make_user)
+    with catalog_db.transaction(sample_catalogue) as session:
+        if ids.startswith("too large to pack (SQLite"):
+            if session.get_bind().dialect.name != "sqlite":
+                pytest.skip("PostgreSQL's integer ids stop at 2**31")
+            # An empty item with an id past 2**33: the items made next take ids after it.
+            session.add(CollectionItem(id=2**33, user_id=user_id, printing_id=1, quantity=0, updated_at=NOW))
+            session.flush()
+        printings = list(session.scalars(select(Printing.id).order_by(Printing.id)))[::7]
+        for index, pid in enumerate(printings):
+            adjust(session=session, user_id=user_id, printing_id=pid, delta=1 + index % 4, reason="manual", now=NOW)
+            if index % 3 == 0:
+                grade = ItemGrade("LP", "EN", "闪")
+                adjust(
+                    session=session, user_id=user_id, printing_id=pid, grade=grade, delta=2, reason="manual", now=NOW
+                )
+    with Session(sample_catalogue) as session:
+        selected = select(ITEM.id, ITEM.printing_id).where(ITEM.user_id == user_id, ITEM.quantity > 0)
+        pairs, sums = ordering.id_pairs(session, selected, ITEM.quantity, ITEM.for_trade, within=(ITEM.id, PRINTING.id))
+        rows = session.execute(select(ITEM.id, ITEM.printing_id, ITEM.quantity).where(*selected.whereclause)).all()
+    assert sorted(map(tuple, pairs.tolist())) == sorted((item, pid) for item, pid, _q in rows)
+    assert len(rows) > 100 and sums == (sum(q for _i, _p, q in rows), 0)
+    if ids.startswith("too large to pack (SQLite"):
+        assert min(item for item, _p, _q in rows) >= 2**33

@@ -649,11 +649,11 @@ def _place(
     quantity-for-trade columns when ``selected`` reads every item of the collection, whose
     :class:`Totals` are then returned too (else None); ``matching``: the printings (sorted ids)
     a search filter ``selected`` does not apply keeps, else None."""
-    pairs, summed = order_ranks.id_pairs(session, selected, *sums)
-    totals = Totals(len(set(pairs[:, 1].tolist())), *summed) if sums else None
-    if matching is not None:
-        import numpy as np
+    import numpy as np
 
+    pairs, summed = order_ranks.id_pairs(session, selected, *sums, within=(ITEM.id, PRINTING.id))
+    totals = Totals(len(np.unique(pairs[:, 1])), *summed) if sums else None
+    if matching is not None:
         pairs = pairs[np.isin(pairs[:, 1], matching, assume_unique=False)]
     table = ranks_kept() if len(pairs) < order_ranks.RANKED_FROM else ranks_made()
     keys = order_ranks.sorted_keys(table, pairs) if table is not None else None
