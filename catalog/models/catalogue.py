@@ -194,10 +194,15 @@ class CardKeyword(SQLModel, table=True):
 
 
 class Printing(SQLModel, table=True):
-    __table_args__ = (UniqueConstraint("set_id", "number"),)
+    __table_args__ = (
+        UniqueConstraint("set_id", "number"),
+        # A card's printings, with their rarity: a printing-level rarity term (r>=UR in a
+        # collection filter) reads the index alone, not each printing's row (migration 0017).
+        Index("ix_printing_card_id_rarity", "card_id", "rarity_rank"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
-    card_id: int = Field(foreign_key="card.id", index=True)
+    card_id: int = Field(foreign_key="card.id")  # indexed first in (card_id, rarity_rank)
     set_id: int = Field(foreign_key="card_set.id")  # indexed first in (set_id, number)
     number: str = Field(max_length=32)
     number_key: str = Field(max_length=32, index=True)  # folded number, for lookups
