@@ -71,19 +71,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from webapp import admin, api, auth, cards, collection, decks, events, packs, trades, wants
     from webapp.extensions import csrf
 
-    for blueprint in (
-        cards.bp,
-        decks.bp,
-        packs.bp,
-        collection.bp,
-        wants.bp,
-        trades.bp,
-        events.bp,
-        admin.bp,
-        api.bp,
-        auth.bp,
-    ):
-        app.register_blueprint(blueprint)
+    for area in (cards, decks, packs, collection, wants, trades, events, admin, api, auth):
+        app.register_blueprint(area.blueprint())
     csrf.exempt(api.bp)  # the API authenticates writes by bearer token, not by cookie (DESIGN §8)
 
     from webapp import cli
