@@ -124,6 +124,30 @@ def test_deck_check_loads_no_heavy_library(database_url: str, sample_catalogue: 
     assert _loaded(database_url, "deck", "check", str(deck), "--game", "samsara") == _expected(database_url)
 
 
+# The app's extensions: the whole app's (create_app), not the settings app's.
+EXTENSIONS = ("flask_babel", "flask_login", "flask_wtf", "flask_limiter", "wtforms")
+
+
+@pytest.mark.parametrize(
+    ("args", "module"),
+    [(["search", "孙悟空"], "webapp.cards.cli"), (["deck", "check", "DECK", "--game", "samsara"], "webapp.decks.cli")],
+)
+def test_search_and_deck_check_build_only_the_settings_app(
+    database_url: str, sample_catalogue: Engine, tmp_path: Path, args: list[str], module: str
+) -> None:
+    """No extension, blueprint, page or other command: ``with_settings`` (webapp/cli_index.py)
+    runs them in the app's settings and database (webapp.create_settings_app), and their
+    blueprint package imports its pages only when the app registers it."""
+    deck = tmp_path / "deck.txt"
+    deck.write_text(legal_samsara_list(sample_catalogue), encoding="utf-8")
+    modules = _modules(database_url, *[str(deck) if arg == "DECK" else arg for arg in args])
+    package = module.rsplit(".", 1)[0]
+    assert [m for m in _ours(modules) if m.startswith("webapp")] == sorted(
+        [package, module, "webapp.config", "webapp.db"]
+    )
+    assert not {m.split(".")[0] for m in modules} & set(EXTENSIONS)
+
+
 def test_the_heavy_libraries_still_load_where_they_are_used(database_url: str, sample_catalogue: Engine) -> None:
     """The lazy imports are reached: opening packs loads numpy (and nothing else heavy)."""
     assert _loaded(database_url, "packs", "open", "--set", "M4", "--packs", "1", "--seed", "1") == sorted(
