@@ -162,6 +162,55 @@ def test_no_model_builds_its_pydantic_validator_to_search(database_url: str, sam
     assert _probe(database_url, "search", "孙悟空")["built"] == []
 
 
+@pytest.mark.parametrize(
+    "args", [["search", "孙悟空"], ["search", "t:战魂 a:火 cost<=3"], ["deck", "check", "DECK", "--game", "samsara"]]
+)
+def test_search_and_deck_check_define_the_catalogue_tables_only(
+    database_url: str, sample_catalogue: Engine, tmp_path: Path, args: list[str]
+) -> None:
+    """Not the users', events' or trades' tables: an area of catalog/models is imported when one
+    of its names is first used (catalog/models/__init__.py)."""
+    deck = tmp_path / "deck.txt"
+    deck.write_text(legal_samsara_list(sample_catalogue), encoding="utf-8")
+    modules = _modules(database_url, *[str(deck) if arg == "DECK" else arg for arg in args])
+    assert [m for m in modules if m.startswith("catalog.models")] == ["catalog.models", "catalog.models.catalogue"]
+
+
+def test_the_model_index_names_every_model_of_every_area() -> None:
+    """``AREAS`` (which module gives each name), ``__all__``, the ``TYPE_CHECKING`` imports and
+    the modules agree: every table model of an area is given, from its own module; ``load_all``
+    defines every table, and a name the index does not have is an ``AttributeError``."""
+    import ast
+    import importlib
+
+    import catalog.models as models
+
+    assert sorted(models.__all__) == sorted(name for names in models.AREAS.values() for name in names)
+    declared = ast.parse((ROOT / "catalog" / "models" / "__init__.py").read_text(encoding="utf-8"))
+    typed = {
+        (node.module, alias.name)
+        for node in ast.walk(declared)
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("catalog.models.")
+        for alias in node.names
+    }
+    assert typed == {(f"catalog.models.{area}", name) for area, names in models.AREAS.items() for name in names}
+    tables = set()
+    for area, names in models.AREAS.items():
+        module = importlib.import_module(f"catalog.models.{area}")
+        defined = {
+            name
+            for name, value in vars(module).items()
+            if getattr(value, "__module__", None) == module.__name__ and hasattr(value, "__table__")
+        }
+        assert defined <= set(names), area
+        for name in names:
+            assert getattr(models, name) is getattr(module, name)
+        tables |= {getattr(module, name).__table__.name for name in defined}
+    assert set(models.load_all().tables) == tables
+    with pytest.raises(AttributeError):
+        models.NoSuchModel  # noqa: B018
+
+
 def test_a_deferred_model_still_validates_and_dumps() -> None:
     from catalog.models import Format
 
