@@ -1,6 +1,7 @@
 """What starting costs (issue 17): creating the app, ``lunzang --help``, a search and a deck check
 load none of the heavy libraries. pypinyin (~0.4 s: its phrase dictionary) is for an import
-computing new pinyin keys, numpy for packs, pairings and misspelt names, Pillow for drawing,
+computing new pinyin keys, numpy for packs, pairings and misspelt names (RapidFuzz for those
+too), Pillow for drawing,
 networkx for pairing, openpyxl for score sheets, Alembic for migrating. ``lunzang --help``
 builds no app at all: it imports no command, no model, no blueprint (webapp/cli_index.py), and
 a command's own ``--help`` imports that command's module only. Checked by which modules a
@@ -23,7 +24,7 @@ from tests.test_decks import legal_samsara_list
 # Not SQLAlchemy's PostgreSQL dialect: the catalogue models declare PostgreSQL-only trigram
 # indexes (catalog/models/catalogue.py, migration 0011) and SQLAlchemy loads the dialect to
 # check their ``postgresql_*`` options when the models are defined — about 35 ms, on SQLite too.
-HEAVY = ("pypinyin", "numpy", "PIL", "networkx", "openpyxl", "alembic")
+HEAVY = ("pypinyin", "numpy", "PIL", "networkx", "openpyxl", "alembic", "rapidfuzz")
 
 # Runs a ``lunzang`` command in this interpreter (or only creates the app), then prints the
 # names of the modules it holds and of the table models whose pydantic validator was built.
@@ -153,6 +154,15 @@ def test_the_heavy_libraries_still_load_where_they_are_used(database_url: str, s
     assert _loaded(database_url, "packs", "open", "--set", "M4", "--packs", "1", "--seed", "1") == sorted(
         ["numpy", *_expected(database_url)]
     )
+
+
+def test_a_misspelt_card_name_still_gets_its_suggestions(
+    database_url: str, sample_catalogue: Engine, tmp_path: Path
+) -> None:
+    """A deck line naming no card: the nearest names (catalog/fuzzy.py) load numpy and RapidFuzz."""
+    deck = tmp_path / "deck.txt"
+    deck.write_text("3 孙悟空空\n", encoding="utf-8")
+    assert _loaded(database_url, "deck", "check", str(deck), "--game", "samsara") == ["numpy", "rapidfuzz"]
 
 
 def test_no_model_builds_its_pydantic_validator_to_search(database_url: str, sample_catalogue: Engine) -> None:
