@@ -104,7 +104,9 @@ def create_settings_app(test_config: dict[str, Any] | None = None) -> Flask:
     command that only reads and writes the database needs (``lunzang search``, ``lunzang deck
     check``: :func:`webapp.cli_index.with_settings`). No extension, blueprint, page or error
     page is imported or set up — most of a command's start (issue 17). The settings are the
-    full app's, read the same way from the same instance folder, refused the same way."""
+    full app's, read the same way from the same instance folder, refused the same way; what
+    only an extension checks as it is set up (the rate limiter's storage URI and strategy) is
+    not checked here, so such a command does not fail on a limiter it does not use."""
     app = _new_app()
     _settings_and_database(app, test_config)
     return app
