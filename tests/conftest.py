@@ -22,10 +22,11 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, SQLModel
+from sqlmodel import Session
 
 from catalog import db as catalog_db
 from catalog.ingest import import_catalogue
+from catalog.models import load_all
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "import"
@@ -93,7 +94,7 @@ def _sample_template(_database_template: str, tmp_path_factory: pytest.TempPathF
         with engine.begin() as connection:
             connection.exec_driver_sql("DROP SCHEMA IF EXISTS sample_snapshot CASCADE")
             connection.exec_driver_sql("CREATE SCHEMA sample_snapshot")
-            for table in SQLModel.metadata.sorted_tables:
+            for table in load_all().sorted_tables:
                 connection.exec_driver_sql(
                     f'CREATE TABLE sample_snapshot."{table.name}" AS SELECT * FROM public."{table.name}"'
                 )
@@ -112,7 +113,7 @@ def _sample_template(_database_template: str, tmp_path_factory: pytest.TempPathF
 def _restore_sample(engine: Engine) -> None:
     """PostgreSQL: the tables (just truncated) refilled from the snapshot, sequences moved past."""
     with engine.begin() as connection:
-        for table in SQLModel.metadata.sorted_tables:
+        for table in load_all().sorted_tables:
             connection.exec_driver_sql(f'INSERT INTO "{table.name}" SELECT * FROM sample_snapshot."{table.name}"')
             for column in table.primary_key.columns:
                 if column.autoincrement is True or (column.autoincrement == "auto" and column.type.python_type is int):
@@ -124,7 +125,7 @@ def _restore_sample(engine: Engine) -> None:
 
 
 def _truncate_all(engine: Engine) -> None:
-    tables = ", ".join(f'"{t.name}"' for t in SQLModel.metadata.sorted_tables)
+    tables = ", ".join(f'"{t.name}"' for t in load_all().sorted_tables)
     with engine.begin() as connection:
         connection.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
-from sqlmodel import SQLModel
+
+from catalog.models import load_all
 
 
 def table_counts(engine: Engine) -> dict[str, int]:
@@ -12,5 +13,5 @@ def table_counts(engine: Engine) -> dict[str, int]:
     with engine.connect() as connection:
         return {
             table.name: connection.execute(text(f'SELECT COUNT(*) FROM "{table.name}"')).scalar_one()
-            for table in SQLModel.metadata.sorted_tables
+            for table in load_all().sorted_tables
         }

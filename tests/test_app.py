@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from catalog.errors import ConfigurationError
-from webapp import create_app
+from webapp import create_app, create_settings_app
 
 
 def test_production_refuses_the_default_secret_key(database_url: str) -> None:
@@ -14,6 +14,24 @@ def test_production_refuses_the_default_secret_key(database_url: str) -> None:
     assert "SECRET_KEY" in error.value.message.zh
     app = create_app({"DATABASE_URL": database_url, "LUNZANG_ENV": "production", "SECRET_KEY": "s3cret"})
     assert app.config["SECRET_KEY"] == "s3cret"
+
+
+@pytest.mark.parametrize("environment", [{}, {"LUNZANG_ENV": "production", "LUNZANG_PROXIES": "1"}])
+def test_the_settings_app_has_the_whole_apps_settings(
+    monkeypatch: pytest.MonkeyPatch, database_url: str, environment: dict[str, str]
+) -> None:
+    """What ``lunzang search`` and ``lunzang deck check`` run in (webapp.cli_index.with_settings):
+    the same instance folder and every setting as the whole app reads it (which its extensions
+    then add to)."""
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("SECRET_KEY", "k" * 32)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    settings, whole = create_settings_app(), create_app()
+    assert settings.instance_path == whole.instance_path
+    assert dict(settings.config) == {key: whole.config[key] for key in settings.config}
+    assert settings.config["DATABASE_URL"] == database_url
+    assert not settings.blueprints and list(settings.url_map.iter_rules()) != []  # only the static files
 
 
 def test_database_url_from_environment(monkeypatch: pytest.MonkeyPatch, database_url: str) -> None:

@@ -4,11 +4,17 @@ building the app."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 import pytest
 from click.testing import CliRunner
+from flask import Flask
 from flask.cli import FlaskGroup
+from flask.testing import FlaskCliRunner
+from sqlalchemy.engine import Engine
 
+from tests.test_decks import legal_samsara_list
 from webapp import create_app
 from webapp.__main__ import cli
 from webapp.cli_index import COMMANDS, load_command
@@ -44,3 +50,36 @@ def test_help_is_what_flask_lists_after_building_the_app(
     assert ours.exit_code == flasks.exit_code == 0, ours.output + flasks.output
     assert "search " in ours.output and "limiter " in ours.output and "routes " in ours.output
     assert ours.output == flasks.output
+
+
+def test_search_and_deck_check_run_without_the_whole_app(
+    sample_app: Flask, runner: FlaskCliRunner, sample_catalogue: Engine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Under ``lunzang`` they run in the settings app (``with_settings``), never building the
+    whole one; in the test runner, in the app given: the same output, errors and exit status."""
+    monkeypatch.setenv("DATABASE_URL", sample_app.config["DATABASE_URL"])
+    monkeypatch.setenv("SECRET_KEY", "k" * 32)
+
+    def whole_app() -> Flask:
+        raise AssertionError("built the whole app")
+
+    monkeypatch.setattr(cli, "create_app", whole_app)
+    deck = tmp_path / "deck.txt"
+    deck.write_text(legal_samsara_list(sample_catalogue), encoding="utf-8")
+    unknown = tmp_path / "unknown.txt"
+    unknown.write_text("3 没有这张卡\n", encoding="utf-8")
+    cases = [
+        ["search", "孙悟空"],
+        ["search", "--json", "-t:战魂", "cost<=2"],
+        ["search", "t:战魂 (a:火"],
+        ["search", "--json", "t:战魂 (a:火"],
+        ["deck", "check", str(deck), "--game", "samsara"],
+        ["deck", "check", str(deck), "--game", "samsara", "--format", "no-such-format", "--json"],
+        ["deck", "check", str(unknown), "--game", "samsara"],
+        ["deck", "check", str(tmp_path / "missing.txt")],
+    ]
+    for args in cases:
+        ours = CliRunner().invoke(cli, args, prog_name="lunzang")
+        theirs = runner.invoke(args=args)
+        assert (ours.exit_code, ours.stdout, ours.stderr) == (theirs.exit_code, theirs.stdout, theirs.stderr), args
+        assert ours.exception is None or isinstance(ours.exception, SystemExit), args

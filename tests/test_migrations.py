@@ -10,9 +10,9 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
-from sqlmodel import SQLModel
 
 from catalog import db as catalog_db
+from catalog.models import load_all
 from tests.conftest import ON_POSTGRES, POSTGRES_URL
 
 
@@ -46,10 +46,10 @@ def test_upgrade_from_empty_matches_models(tmp_path: Path) -> None:
             warnings.filterwarnings(
                 "ignore", r"autogenerate skipping metadata-specified expression-based index .*dialect 'sqlite'"
             )
-            diff = compare_metadata(MigrationContext.configure(connection, opts=opts), SQLModel.metadata)
+            diff = compare_metadata(MigrationContext.configure(connection, opts=opts), load_all())
         assert diff == []
         tables = set(inspect(connection).get_table_names())
-    assert set(SQLModel.metadata.tables) <= tables
+    assert set(load_all().tables) <= tables
     catalog_db.upgrade(engine)  # a second upgrade is a no-op
     engine.dispose()
     if ON_POSTGRES:

@@ -1,6 +1,7 @@
 """What starting costs (issue 17): creating the app, ``lunzang --help``, a search and a deck check
 load none of the heavy libraries. pypinyin (~0.4 s: its phrase dictionary) is for an import
-computing new pinyin keys, numpy for packs, pairings and misspelt names, Pillow for drawing,
+computing new pinyin keys, numpy for packs, pairings and misspelt names (RapidFuzz for those
+too), Pillow for drawing,
 networkx for pairing, openpyxl for score sheets, Alembic for migrating. ``lunzang --help``
 builds no app at all: it imports no command, no model, no blueprint (webapp/cli_index.py), and
 a command's own ``--help`` imports that command's module only. Checked by which modules a
@@ -23,7 +24,7 @@ from tests.test_decks import legal_samsara_list
 # Not SQLAlchemy's PostgreSQL dialect: the catalogue models declare PostgreSQL-only trigram
 # indexes (catalog/models/catalogue.py, migration 0011) and SQLAlchemy loads the dialect to
 # check their ``postgresql_*`` options when the models are defined — about 35 ms, on SQLite too.
-HEAVY = ("pypinyin", "numpy", "PIL", "networkx", "openpyxl", "alembic")
+HEAVY = ("pypinyin", "numpy", "PIL", "networkx", "openpyxl", "alembic", "rapidfuzz")
 
 # Runs a ``lunzang`` command in this interpreter (or only creates the app), then prints the
 # names of the modules it holds and of the table models whose pydantic validator was built.
@@ -126,6 +127,30 @@ def test_deck_check_loads_no_heavy_library(database_url: str, sample_catalogue: 
     assert _loaded(database_url, "deck", "check", str(deck), "--game", "samsara") == _expected(database_url)
 
 
+# The app's extensions: the whole app's (create_app), not the settings app's.
+EXTENSIONS = ("flask_babel", "flask_login", "flask_wtf", "flask_limiter", "wtforms")
+
+
+@pytest.mark.parametrize(
+    ("args", "module"),
+    [(["search", "孙悟空"], "webapp.cards.cli"), (["deck", "check", "DECK", "--game", "samsara"], "webapp.decks.cli")],
+)
+def test_search_and_deck_check_build_only_the_settings_app(
+    database_url: str, sample_catalogue: Engine, tmp_path: Path, args: list[str], module: str
+) -> None:
+    """No extension, blueprint, page or other command: ``with_settings`` (webapp/cli_index.py)
+    runs them in the app's settings and database (webapp.create_settings_app), and their
+    blueprint package imports its pages only when the app registers it."""
+    deck = tmp_path / "deck.txt"
+    deck.write_text(legal_samsara_list(sample_catalogue), encoding="utf-8")
+    modules = _modules(database_url, *[str(deck) if arg == "DECK" else arg for arg in args])
+    package = module.rsplit(".", 1)[0]
+    assert [m for m in _ours(modules) if m.startswith("webapp")] == sorted(
+        [package, module, "webapp.config", "webapp.db"]
+    )
+    assert not {m.split(".")[0] for m in modules} & set(EXTENSIONS)
+
+
 def test_the_heavy_libraries_still_load_where_they_are_used(database_url: str, sample_catalogue: Engine) -> None:
     """The lazy imports are reached: opening packs loads numpy (and nothing else heavy)."""
     assert _loaded(database_url, "packs", "open", "--set", "M4", "--packs", "1", "--seed", "1") == sorted(
@@ -133,11 +158,69 @@ def test_the_heavy_libraries_still_load_where_they_are_used(database_url: str, s
     )
 
 
+def test_a_misspelt_card_name_still_gets_its_suggestions(
+    database_url: str, sample_catalogue: Engine, tmp_path: Path
+) -> None:
+    """A deck line naming no card: the nearest names (catalog/fuzzy.py) load numpy and RapidFuzz."""
+    deck = tmp_path / "deck.txt"
+    deck.write_text("3 孙悟空空\n", encoding="utf-8")
+    assert _loaded(database_url, "deck", "check", str(deck), "--game", "samsara") == ["numpy", "rapidfuzz"]
+
+
 def test_no_model_builds_its_pydantic_validator_to_search(database_url: str, sample_catalogue: Engine) -> None:
     """Table models are defined with ``defer_build`` (catalog/models/__init__.py): neither
     creating the app nor a search builds one (SQLModel makes table rows without validating)."""
     assert _probe(database_url, "create_app")["built"] == []
     assert _probe(database_url, "search", "孙悟空")["built"] == []
+
+
+@pytest.mark.parametrize(
+    "args", [["search", "孙悟空"], ["search", "t:战魂 a:火 cost<=3"], ["deck", "check", "DECK", "--game", "samsara"]]
+)
+def test_search_and_deck_check_define_the_catalogue_tables_only(
+    database_url: str, sample_catalogue: Engine, tmp_path: Path, args: list[str]
+) -> None:
+    """Not the users', events' or trades' tables: an area of catalog/models is imported when one
+    of its names is first used (catalog/models/__init__.py)."""
+    deck = tmp_path / "deck.txt"
+    deck.write_text(legal_samsara_list(sample_catalogue), encoding="utf-8")
+    modules = _modules(database_url, *[str(deck) if arg == "DECK" else arg for arg in args])
+    assert [m for m in modules if m.startswith("catalog.models")] == ["catalog.models", "catalog.models.catalogue"]
+
+
+def test_the_model_index_names_every_model_of_every_area() -> None:
+    """``AREAS`` (which module gives each name), ``__all__``, the ``TYPE_CHECKING`` imports and
+    the modules agree: every table model of an area is given, from its own module; ``load_all``
+    defines every table, and a name the index does not have is an ``AttributeError``."""
+    import ast
+    import importlib
+
+    import catalog.models as models
+
+    assert sorted(models.__all__) == sorted(name for names in models.AREAS.values() for name in names)
+    declared = ast.parse((ROOT / "catalog" / "models" / "__init__.py").read_text(encoding="utf-8"))
+    typed = {
+        (node.module, alias.name)
+        for node in ast.walk(declared)
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("catalog.models.")
+        for alias in node.names
+    }
+    assert typed == {(f"catalog.models.{area}", name) for area, names in models.AREAS.items() for name in names}
+    tables = set()
+    for area, names in models.AREAS.items():
+        module = importlib.import_module(f"catalog.models.{area}")
+        defined = {
+            name
+            for name, value in vars(module).items()
+            if getattr(value, "__module__", None) == module.__name__ and hasattr(value, "__table__")
+        }
+        assert defined <= set(names), area
+        for name in names:
+            assert getattr(models, name) is getattr(module, name)
+        tables |= {getattr(module, name).__table__.name for name in defined}
+    assert set(models.load_all().tables) == tables
+    with pytest.raises(AttributeError):
+        models.NoSuchModel  # noqa: B018
 
 
 def test_a_deferred_model_still_validates_and_dumps() -> None:

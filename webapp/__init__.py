@@ -50,15 +50,14 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     error pages (:mod:`webapp.errors`)."""
     from flask_babel import Babel, get_locale
 
-    from webapp import config, db, errors, health, security, timezones, validation
+    from webapp import errors, health, security, timezones, validation
     from webapp.routing import LazyBuildRule
 
-    app = Flask(__name__, instance_relative_config=True, static_folder=str(config.ROOT / "static"))
+    app = _new_app()
     app.url_rule_class = LazyBuildRule  # URL builders compiled when url_for first needs them
     app.json.ensure_ascii = False  # type: ignore[attr-defined]  # Chinese readable in the API, not \uXXXX
     app.jinja_env.bytecode_cache = TEMPLATE_CODE
-    config.load(app, test_config)
-    db.init_app(app)
+    _settings_and_database(app, test_config)
     security.init_app(app)
     validation.init_app(app)
     health.init_app(app)
@@ -71,19 +70,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from webapp import admin, api, auth, cards, collection, decks, events, packs, trades, wants
     from webapp.extensions import csrf
 
-    for blueprint in (
-        cards.bp,
-        decks.bp,
-        packs.bp,
-        collection.bp,
-        wants.bp,
-        trades.bp,
-        events.bp,
-        admin.bp,
-        api.bp,
-        auth.bp,
-    ):
-        app.register_blueprint(blueprint)
+    for area in (cards, decks, packs, collection, wants, trades, events, admin, api, auth):
+        app.register_blueprint(area.blueprint())
     csrf.exempt(api.bp)  # the API authenticates writes by bearer token, not by cookie (DESIGN §8)
 
     from webapp import cli
@@ -109,6 +97,32 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         return response
 
     return app
+
+
+def create_settings_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """The app's settings and its database, nothing else: the part of :func:`create_app` a
+    command that only reads and writes the database needs (``lunzang search``, ``lunzang deck
+    check``: :func:`webapp.cli_index.with_settings`). No extension, blueprint, page or error
+    page is imported or set up — most of a command's start (issue 17). The settings are the
+    full app's, read the same way from the same instance folder, refused the same way; what
+    only an extension checks as it is set up (the rate limiter's storage URI and strategy) is
+    not checked here, so such a command does not fail on a limiter it does not use."""
+    app = _new_app()
+    _settings_and_database(app, test_config)
+    return app
+
+
+def _new_app() -> Flask:
+    from webapp.config import ROOT
+
+    return Flask(__name__, instance_relative_config=True, static_folder=str(ROOT / "static"))
+
+
+def _settings_and_database(app: Flask, test_config: dict[str, Any] | None) -> None:
+    from webapp import config, db
+
+    config.load(app, test_config)
+    db.init_app(app)
 
 
 def ui_locale() -> str:

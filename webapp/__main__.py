@@ -20,7 +20,17 @@ def _create_app() -> Flask:
         return create_app()
 
 
-@click.group(cls=LunzangGroup, create_app=_create_app, add_version_option=False)
+def _create_settings_app() -> Flask:
+    """The settings app of a command marked ``with_settings`` (:mod:`webapp.cli_index`)."""
+    from webapp import create_settings_app
+
+    with gc_paused():
+        return create_settings_app()
+
+
+@click.group(
+    cls=LunzangGroup, create_app=_create_app, create_settings_app=_create_settings_app, add_version_option=False
+)
 def cli() -> None:
     """轮藏 Lunzang：中文集换式卡牌数据库与收藏管理。"""
 

@@ -12,12 +12,18 @@ of the command's docstring, which click would have shortened for the list; a tes
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import update_wrapper
 from importlib import import_module
+from typing import Any, TypeVar
 
 import click
-from flask.cli import FlaskGroup
+from flask import Flask, current_app
+from flask.cli import FlaskGroup, ScriptInfo
+from flask.helpers import get_debug_flag
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 # name → ("module:attribute" of the click command, first paragraph of its docstring)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -72,14 +78,70 @@ def load_command(name: str) -> click.Command:
     return command
 
 
+class LunzangInfo(ScriptInfo):
+    """Flask's script info, which can also give a command the settings app
+    (:func:`webapp.create_settings_app`) instead of the whole one."""
+
+    def __init__(self, *, create_settings_app: Callable[[], Flask], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.create_settings_app = create_settings_app
+        self._settings_app: Flask | None = None
+
+    def load_settings_app(self) -> Flask:
+        """The app's settings and database, made as :meth:`load_app` makes the app (the debug
+        flag set the same way); the whole app when it is already built."""
+        if self._loaded_app is not None:
+            return self._loaded_app
+        if self._settings_app is None:
+            app = self.create_settings_app()
+            if self.set_debug_flag:
+                app.debug = get_debug_flag()
+            self._settings_app = app
+        return self._settings_app
+
+
+def with_settings(command: F) -> F:
+    """Flask's ``with_appcontext`` for a command that needs the app's settings and database
+    only (``get_engine``, ``current_app.config``): under ``lunzang`` it runs in the settings app,
+    built without the extensions, blueprints and pages that are most of the whole app's cost
+    (issue 17). Elsewhere — the test runner's ``app.cli``, ``flask --app`` — in the app given."""
+
+    @click.pass_context
+    def decorator(ctx: click.Context, /, *args: Any, **kwargs: Any) -> Any:
+        if not current_app:
+            info = ctx.ensure_object(ScriptInfo)
+            app = info.load_settings_app() if isinstance(info, LunzangInfo) else info.load_app()
+            ctx.with_resource(app.app_context())
+        return ctx.invoke(command, *args, **kwargs)
+
+    return update_wrapper(decorator, command)  # type: ignore[return-value]  # as Flask's own
+
+
 class LunzangGroup(FlaskGroup):
     """Flask's command group, which knows the ``lunzang`` commands without building the app.
 
     Flask's own group builds the app (and loads the commands of installed Flask extensions) to
     find any command, or to list them. Here a command of :data:`COMMANDS` is imported by
     itself; the rest — Flask's ``run``, ``shell`` and ``routes``, Flask-Limiter's ``limiter``,
-    a mistyped name — goes the Flask way, with the same messages.
+    a mistyped name — goes the Flask way, with the same messages. A command marked
+    :func:`with_settings` gets ``create_settings_app``'s app instead of ``create_app``'s.
     """
+
+    def __init__(self, *args: Any, create_settings_app: Callable[[], Flask], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.create_settings_app = create_settings_app
+
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
+    ) -> click.Context:
+        if "obj" not in extra and "obj" not in self.context_settings:
+            extra["obj"] = LunzangInfo(
+                create_app=self.create_app,
+                create_settings_app=self.create_settings_app,
+                set_debug_flag=self.set_debug_flag,
+                load_dotenv_defaults=self.load_dotenv,
+            )
+        return super().make_context(info_name, args, parent=parent, **extra)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name in COMMANDS:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from alembic import context
-from sqlmodel import SQLModel
 
-import catalog.models  # noqa: F401  (registers every table on SQLModel.metadata)
 from catalog.db import schema_filter
+from catalog.models import load_all
 
 config = context.config
-target_metadata = SQLModel.metadata
+target_metadata = load_all()  # every table of every area (catalog/models/__init__.py)
 
 
 def run_migrations_online() -> None:

@@ -15,6 +15,8 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, CheckConstraint, Column, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from catalog.models import users  # noqa: F401  (foreign keys here point to its tables: defined first)
+
 EVENT_STATES = ("open", "closed", "running", "finished")
 EVENT_KINDS = ("monthly", "bawang", "qualifier")
 

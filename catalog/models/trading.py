@@ -13,6 +13,8 @@ from datetime import datetime
 from sqlalchemy import CheckConstraint, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from catalog.models import catalogue, users  # noqa: F401  (foreign keys here point to their tables: defined first)
+
 TRADE_STATUSES = ("proposed", "countered", "accepted", "completed", "declined", "cancelled", "expired", "disputed")
 TRADE_MODES = ("local", "mail")
 FEEDBACK_RATINGS = ("positive", "neutral", "negative")

@@ -15,6 +15,8 @@ from typing import Any
 from sqlalchemy import JSON, CheckConstraint, Column, Index, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
+from catalog.models import catalogue  # noqa: F401  (foreign keys here point to its tables: defined first)
+
 ROLES = ("user", "organizer", "admin")
 
 

@@ -46,4 +46,9 @@ def _http_error(error: HTTPException) -> Any:
     )
 
 
-from webapp.api import auth, cards, collection, decks, events, openapi, packs, schemas, trades  # noqa: E402,F401
+def blueprint() -> Blueprint:
+    """The blueprint with its routes, imported here when the app registers it, not with the
+    package (as every area's, :func:`webapp.create_app`)."""
+    from webapp.api import auth, cards, collection, decks, events, openapi, packs, schemas, trades  # noqa: F401
+
+    return bp

@@ -12,4 +12,9 @@ def hash_method() -> str | None:
     return current_app.config.get("PASSWORD_HASH_METHOD") or None
 
 
-from webapp.auth import routes  # noqa: E402,F401
+def blueprint() -> Blueprint:
+    """The blueprint with its pages, imported here when the app registers it (issue 17), not
+    with the package: ``lunzang user`` (:mod:`webapp.auth.cli`) needs none of them."""
+    from webapp.auth import routes  # noqa: F401
+
+    return bp

@@ -4,4 +4,11 @@ from flask import Blueprint
 
 bp = Blueprint("cards", __name__)
 
-from webapp.cards import images, routes, search  # noqa: E402,F401
+
+def blueprint() -> Blueprint:
+    """The blueprint with its pages, imported here when the app registers it (issue 17), not
+    with the package: ``lunzang search``, ``render`` and ``images`` (:mod:`webapp.cards.cli`)
+    need none of them."""
+    from webapp.cards import images, routes, search  # noqa: F401
+
+    return bp

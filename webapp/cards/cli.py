@@ -13,6 +13,7 @@ from sqlmodel import Session
 
 from catalog.games import DEFAULT_GAME, GAMES
 from catalog.search import QueryError, result_json, search
+from webapp.cli_index import with_settings
 from webapp.db import get_engine
 
 
@@ -58,7 +59,7 @@ class QueryCommand(click.Command):
 @click.option("--page", default=1, show_default=True, type=click.IntRange(min=1), help="页码。")
 @click.option("--per-page", default=60, show_default=True, type=click.IntRange(1, 175), help="每页张数。")
 @click.option("--json", "as_json", is_flag=True, help="输出 JSON（DESIGN §6）。")
-@with_appcontext
+@with_settings
 def search_command(query: tuple[str, ...], game: str | None, page: int, per_page: int, as_json: bool) -> None:
     """搜索卡牌，例如：lunzang search 't:战魂 a:火 cost<=3'，也可以以 - 开头：lunzang search -t:战魂。
 

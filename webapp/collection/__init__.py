@@ -10,4 +10,10 @@ from flask import Blueprint
 
 bp = Blueprint("collection", __name__, url_prefix="/collection")
 
-from webapp.collection import routes, sets, transfer  # noqa: E402,F401
+
+def blueprint() -> Blueprint:
+    """The blueprint with its pages, imported here when the app registers it (issue 17), not
+    with the package: ``lunzang collection`` (:mod:`webapp.collection.cli`) needs none of them."""
+    from webapp.collection import routes, sets, transfer  # noqa: F401
+
+    return bp

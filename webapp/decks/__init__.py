@@ -4,4 +4,10 @@ from flask import Blueprint
 
 bp = Blueprint("decks", __name__)
 
-from webapp.decks import routes, saved  # noqa: E402,F401
+
+def blueprint() -> Blueprint:
+    """The blueprint with its pages, imported here when the app registers it (issue 17), not
+    with the package: ``lunzang deck`` (:mod:`webapp.decks.cli`) needs none of them."""
+    from webapp.decks import routes, saved  # noqa: F401
+
+    return bp

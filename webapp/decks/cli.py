@@ -18,6 +18,7 @@ from catalog.decks.check import DeckCheck, check_decklist
 from catalog.decks.lists import DecklistError
 from catalog.errors import LunzangError
 from catalog.games import GAMES
+from webapp.cli_index import with_settings
 from webapp.db import get_engine
 
 
@@ -47,7 +48,7 @@ def _fail(message: str) -> int:
 @click.option("--game", "game", default=None, help=f"游戏：{'、'.join(GAMES)}（或中文名）。")
 @click.option("--format", "format_code", default=None, help="赛制代码或规则类型；省略时用游戏的默认规则。")
 @click.option("--json", "as_json", is_flag=True, help="以 JSON 输出判定结果。")
-@with_appcontext
+@with_settings
 def deck_check(file: str, game: str | None, format_code: str | None, as_json: bool) -> None:
     """检查卡组是否合法：一次列出所有问题。退出码 0 合法，1 不合法，2 无法读取。
 

@@ -5,4 +5,10 @@ from flask import Blueprint
 
 bp = Blueprint("events", __name__)
 
-from webapp.events import routes  # noqa: E402,F401
+
+def blueprint() -> Blueprint:
+    """The blueprint with its pages, imported here when the app registers it (issue 17), not
+    with the package: ``lunzang event`` (:mod:`webapp.events.cli`) needs none of them."""
+    from webapp.events import routes  # noqa: F401
+
+    return bp

@@ -4,4 +4,10 @@ from flask import Blueprint
 
 bp = Blueprint("packs", __name__, url_prefix="/packs")
 
-from webapp.packs import routes  # noqa: E402,F401
+
+def blueprint() -> Blueprint:
+    """The blueprint with its pages, imported here when the app registers it (issue 17), not
+    with the package: ``lunzang packs`` (:mod:`webapp.packs.cli`) needs none of them."""
+    from webapp.packs import routes  # noqa: F401
+
+    return bp

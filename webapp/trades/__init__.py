@@ -8,4 +8,9 @@ from flask import Blueprint
 bp = Blueprint("trades", __name__)
 
 
-from webapp.trades import routes  # noqa: E402,F401
+def blueprint() -> Blueprint:
+    """The blueprint with its pages, imported here when the app registers it (issue 17), not
+    with the package: ``lunzang trades`` (:mod:`webapp.trades.cli`) needs none of them."""
+    from webapp.trades import routes  # noqa: F401
+
+    return bp

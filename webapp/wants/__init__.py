@@ -5,4 +5,10 @@ from flask import Blueprint
 
 bp = Blueprint("wants", __name__)
 
-from webapp.wants import routes  # noqa: E402,F401
+
+def blueprint() -> Blueprint:
+    """The blueprint with its pages, imported here when the app registers it, not with the
+    package (as every area's, :func:`webapp.create_app`)."""
+    from webapp.wants import routes  # noqa: F401
+
+    return bp
