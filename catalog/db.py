@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -52,26 +53,35 @@ def _sqlite_begin_fix(engine: Engine) -> None:
 IMMEDIATE = "lunzang_sqlite_immediate"
 
 
-def _postgres_custom_plans(engine: Engine) -> None:
-    """Plan every statement for its own parameters (``plan_cache_mode = force_custom_plan``).
+CUSTOM_PLANS = "lunzang_custom_plans"
 
-    psycopg prepares a statement on the server once a connection has run it five times, and
-    after five more PostgreSQL may switch to a *generic* plan, made without the parameters'
-    values. For a search that is the wrong trade: ``o:抽一张牌`` matches 90,000 of 100,000
-    cards and ``o:风属`` 15,000, behind the same text. Measured on the 100,000-printing bench
-    catalogue (issue 17): ``o:抽一张牌`` went from 68 ms to 113 ms at its eleventh run on a
-    connection and stayed there, ``kw:军团`` from 11 to 14 ms; with custom plans every run
-    keeps the first figure. Planning each time costs ~0.3 ms of a search's 5–70 ms; the
-    statements stay prepared (no parsing again). A connect event, not a ``-c`` startup
-    option, so it also works where the server URL already carries ``options``."""
 
-    @event.listens_for(engine, "connect")
-    def do_connect(dbapi_connection: Any, _record: Any) -> None:
-        cursor = dbapi_connection.cursor()
-        cursor.execute("SET plan_cache_mode = force_custom_plan")
-        cursor.close()
-        # SET runs in a transaction the driver opened; end it so the pool gets an idle connection.
-        dbapi_connection.commit()
+def plan_for_parameters(session: Session) -> None:
+    """On PostgreSQL, plan this transaction's statements for their own parameters
+    (``SET LOCAL plan_cache_mode = force_custom_plan``); nothing elsewhere.
+
+    For searches (:mod:`catalog.search`). psycopg prepares a statement once a connection has
+    run it five times, and after five more PostgreSQL may switch to a *generic* plan, made
+    without the parameters' values. For a search that is the wrong trade: ``o:抽一张牌``
+    matches 90,000 of 100,000 cards and ``o:风属`` 15,000, behind the same text. Measured on
+    the 100,000-printing bench catalogue (issue 17): ``o:抽一张牌`` went from 68 ms to 113 ms
+    at its eleventh run on a connection and stayed there, ``kw:军团`` from 11 to 14 ms; with
+    custom plans every run keeps the first figure, for ~0.3 ms of planning. Only for the
+    transaction: set for every connection, the same planning made a 100,000-row collection
+    CSV import 5.3 → 8.2 s (its thousands of small statements are alike and gain nothing).
+
+    Once per transaction: the connection remembers (weakly) the transaction it was set in. A
+    savepoint rolled back after the first search would take the setting with it; later
+    searches of that transaction are then only as fast as before, never wrong."""
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    connection = session.connection()
+    transaction = connection.get_transaction()
+    mark = connection.info.get(CUSTOM_PLANS)
+    if transaction is None or (mark is not None and mark() is transaction):
+        return
+    connection.exec_driver_sql("SET LOCAL plan_cache_mode = force_custom_plan")
+    connection.info[CUSTOM_PLANS] = weakref.ref(transaction)
 
 
 def writer(engine: Engine) -> Engine:
@@ -112,10 +122,7 @@ def make_engine(url: str, *, echo: bool = False, timeout: float = SQLITE_TIMEOUT
             engine = create_engine(url, echo=echo, connect_args={"timeout": timeout}, **options)
             _sqlite_begin_fix(engine)
             return engine
-        engine = create_engine(url, echo=echo, pool_pre_ping=True, **options)
-        if parsed.get_backend_name() == "postgresql":
-            _postgres_custom_plans(engine)
-        return engine
+        return create_engine(url, echo=echo, pool_pre_ping=True, **options)
     except (ArgumentError, NoSuchModuleError, ValueError) as error:
         raise ConfigurationError(
             Message(f"无法识别的数据库地址 DATABASE_URL：{url}（{error}）", f"unusable DATABASE_URL {url!r}: {error}")

@@ -496,7 +496,7 @@ def test_postgres_counts_the_cards_of_one_attribute(sample_catalogue: Engine) ->
 def test_postgres_plans_a_repeated_search_for_its_own_words(sample_catalogue: Engine) -> None:
     """psycopg prepares a statement once a connection has run it five times; after five more,
     PostgreSQL would plan it once for any words (a generic plan), 60 % slower for a broad
-    text search on the benchmark catalogue. Our engines ask for custom plans (catalog/db.py):
+    text search on the benchmark catalogue. A search asks for custom plans in its transaction (catalog/db.py):
     the twentieth run of a search on one connection is still planned for its own words. (A
     statement without parameters has one plan whatever the mode: not counted.)"""
     from sqlalchemy import text
@@ -510,6 +510,10 @@ def test_postgres_plans_a_repeated_search_for_its_own_words(sample_catalogue: En
                 " FROM pg_prepared_statements WHERE cardinality(parameter_types) > 0"
             )
         ).one()
+        session.commit()
+        # only the searching transaction: an import's many alike statements keep their plans
+        elsewhere = session.execute(text("SHOW plan_cache_mode")).scalar()
     statements, custom, generic = prepared
     assert statements > 0 and custom > 0, prepared  # psycopg did prepare them, so the check means something
     assert generic == 0, prepared
+    assert elsewhere == "auto"

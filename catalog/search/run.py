@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlmodel import Session, col
 
+from catalog.db import plan_for_parameters
 from catalog.errors import Message
 from catalog.games import GAMES, get_game
 from catalog.models import Card, CardSet, Game, Printing, table_of
@@ -226,6 +227,7 @@ def search(
         direction = query_direction
     if order not in ORDERS or direction not in ("asc", "desc"):
         raise ValueError(f"order must be one of {list(ORDERS)} and direction asc or desc")
+    plan_for_parameters(session)  # a search's words decide its plan (PostgreSQL)
     games, all_games = _game_scope(session, root, game)
     page = max(1, min(page, MAX_PAGE))
     per_page = max(1, min(per_page, MAX_PER_PAGE))
@@ -280,6 +282,7 @@ def printing_ids_matching(*, session: Session, text: str, user_id: int | None, g
     """
     root, directives = _split_directives(parse(text))
     _directive_values(directives)
+    plan_for_parameters(session)  # for the statement's run later in this transaction (PostgreSQL)
     games, all_games = _game_scope(session, root, game)
     ctx = Context(
         games=games,
