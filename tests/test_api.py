@@ -49,3 +49,28 @@ def test_the_document_requires_what_the_server_requires(client: Any, path: str, 
     if "$ref" in schema:
         schema = spec["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
     assert body["required"] is True and schema["required"] == required
+
+
+@pytest.mark.parametrize("script_root", ["", "/lunzang"])
+def test_card_urls_of_a_search_answer_are_url_fors(client: Any, script_root: str) -> None:
+    """The API builds its cards' URLs once per game (webapp/api/cards.py): each must be what
+    url_for gives, for any name a catalogue may hold, under a mounted app too."""
+    from flask import url_for
+
+    from webapp.api.cards import card_url_builder
+
+    names = ["孙悟空", "a/b", "50% off", "what?#x", "two words", "~tilde~", "é", "「龍王」·Ⅱ", "+&=;@:!$'()*,"]
+    with client.application.test_request_context("/api/v1/cards", environ_base={"SCRIPT_NAME": script_root}):
+        card_url = card_url_builder()
+        for game in ("samsara", "keyforge"):
+            for name in names:
+                assert card_url(game, name) == url_for("cards.card_detail", game_slug=game, name=name), (game, name)
+
+
+def test_a_search_answers_card_urls_that_open_the_card(sample_app: Any) -> None:
+    client = sample_app.test_client()
+    cards = client.get("/api/v1/cards", query_string={"q": "swk"}).get_json()["cards"]
+    assert cards
+    for card in cards:
+        page = client.get(card["url"])
+        assert page.status_code == 200 and card["name"] in page.get_data(as_text=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from flask import jsonify, request, url_for
 
@@ -50,11 +51,32 @@ def cards() -> Any:
     except QueryError as error:
         raise ApiError(400, error.code, error.message.zh, error.message.en, **query_error_body(error)) from error
     body = result_json(result)
+    card_url = card_url_builder()
     for card in body["cards"]:
-        card["url"] = url_for("cards.card_detail", game_slug=card["game"], name=card["name"], _external=False)
+        card["url"] = card_url(card["game"], card["name"])
     if result.has_more:
         body["next_page"] = url_for("api.cards", q=text, page=page + 1, per_page=per_page)
     return jsonify(body)
+
+
+# What werkzeug's converters leave unquoted in a path (BaseConverter.to_url, used by <path:name>).
+PATH_SAFE = "!$&'()*+,/:;=@"
+
+
+def card_url_builder() -> Any:
+    """``url_for("cards.card_detail", game_slug=…, name=…)`` for a page of cards: the URL up to
+    the name built once per game (``~`` stands in for the name and is never quoted), then each
+    name quoted as the ``path`` converter quotes it. url_for ran ~6 µs a card, 0.35 ms of a
+    60-card answer (issue 17: the API ≤ 1.2× the search it answers with)."""
+    prefixes: dict[str, str] = {}
+
+    def card_url(game: str, name: str) -> str:
+        prefix = prefixes.get(game)
+        if prefix is None:
+            prefix = prefixes[game] = url_for("cards.card_detail", game_slug=game, name="~")[:-1]
+        return prefix + quote(name, safe=PATH_SAFE)
+
+    return card_url
 
 
 @bp.get("/cards/<game_slug>/<path:name>")
