@@ -30,11 +30,18 @@ def get_engine(app: Flask | None = None) -> Engine:
 
 
 def get_session() -> Session:
+    """The request's session, its transaction begun.
+
+    A reading request's session does not expire what it loaded when it commits (after the
+    answer is made, nothing reads again): expiring walked every card, printing and set of a
+    results page, ~0.3 ms of it for nothing."""
     if "db_session" not in g:
         engine = get_engine()
-        if has_request_context() and request.method not in READ_ONLY_METHODS:
+        in_request = has_request_context()
+        reading = in_request and request.method in READ_ONLY_METHODS
+        if in_request and not reading:
             engine = writer(engine)
-        g.db_session = Session(engine)
+        g.db_session = Session(engine, expire_on_commit=not reading)
         g.db_session.begin()
     return g.db_session
 

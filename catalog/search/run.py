@@ -57,6 +57,9 @@ class SearchResult:
     unique: str  # "cards" or "prints"
     hits: list[SearchHit] = field(default_factory=list)
     own_order: bool = False  # the query itself said order:/direction: (it wins over arguments)
+    # game slug → its catalogue_version (a new value on every import), read in the search's
+    # transaction: the key of what a results page keeps per card until the next import
+    catalogue_versions: dict[str, str] = field(default_factory=dict)
 
     @property
     def pages(self) -> int:
@@ -83,11 +86,20 @@ def _split_directives(query: Query) -> tuple[Node | None, dict[str, Term]]:
     return (kept[0] if len(kept) == 1 else And(tuple(kept))), directives
 
 
-def _game_scope(session: Session, root: Node | None, game: str | None) -> tuple[list[Any], dict[str, int]]:
-    rows = list(session.execute(select(col(Game.slug), col(Game.id), col(Game.vocabulary))))
-    all_games = {slug: gid for slug, gid, _v in rows}
+def _game_scope(
+    session: Session, root: Node | None, game: str | None, versions: dict[str, str] | None = None
+) -> tuple[list[Any], dict[str, int]]:
+    """The games a query searches (module with its catalogue's vocabulary, id) and every game's
+    id by slug. ``versions``, when given, gets each game's ``catalogue_version`` from the same
+    statement (what a results page keys its kept tiles by: a round trip less than reading it apart)."""
+    rows = list(
+        session.execute(select(col(Game.slug), col(Game.id), col(Game.vocabulary), col(Game.catalogue_version)))
+    )
+    all_games = {slug: gid for slug, gid, _v, _c in rows}
+    if versions is not None:
+        versions.update((slug, version) for slug, _gid, _v, version in rows)
     # each game as its catalogue speaks it (a declared rarity ladder, extra houses: issue 12)
-    modules = {slug: GAMES[slug].with_vocabulary(vocabulary) for slug, _gid, vocabulary in rows if slug in GAMES}
+    modules = {slug: GAMES[slug].with_vocabulary(vocabulary) for slug, _gid, vocabulary, _c in rows if slug in GAMES}
     scope = [slug for slug in GAMES if slug in all_games]
     wanted: set[str] = set()
     if game:
@@ -228,7 +240,8 @@ def search(
     if order not in ORDERS or direction not in ("asc", "desc"):
         raise ValueError(f"order must be one of {list(ORDERS)} and direction asc or desc")
     plan_for_parameters(session)  # a search's words decide its plan (PostgreSQL)
-    games, all_games = _game_scope(session, root, game)
+    versions: dict[str, str] = {}
+    games, all_games = _game_scope(session, root, game, versions)
     page = max(1, min(page, MAX_PAGE))
     per_page = max(1, min(per_page, MAX_PER_PAGE))
     ctx = Context(games=games, all_games=all_games, load_sets=lambda: _set_index(session), mode=unique, user_id=user_id)
@@ -248,7 +261,9 @@ def search(
     if condition is not None:
         statement = statement.where(condition)
     ids, total = _page_and_total(session, statement, ctx, order, direction, page, per_page)
-    result = SearchResult(text, total, page, per_page, order, direction, unique, own_order=own_order)
+    result = SearchResult(
+        text, total, page, per_page, order, direction, unique, own_order=own_order, catalogue_versions=versions
+    )
     slugs = {gid: slug for slug, gid in all_games.items()}
     if unique == "prints":
         result.hits = _hits_for_printings(session, ids, slugs)

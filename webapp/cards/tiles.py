@@ -8,8 +8,8 @@ shows of the card is the same on every page until the game's next import, so its
 then only adds what is its own — the deck and collection buttons, their counts, the CSRF token
 and the way back — in the lean ``tile`` macro of ``cards/_results.html``.
 
-The key holds the game's ``catalogue_version`` (a new value on every import, read in the
-request's transaction, as ``catalog.decks.check.load_pool`` does for its pools), so a server
+The key holds the game's ``catalogue_version`` (a new value on every import, read by the search
+in the request's transaction, as ``catalog.decks.check.load_pool`` does for its pools), so a server
 never shows a tile older than what its transaction sees, and several servers need not agree on
 anything held in memory (DESIGN §9). Card data changes only through an import.
 """
@@ -28,12 +28,11 @@ from flask_babel import gettext as _
 from flask_wtf.csrf import generate_csrf
 from markupsafe import Markup
 
-from catalog import browse
 from catalog.games import GAMES
 from catalog.search import SearchHit, SearchResult
 from webapp.cards.images import card_scan
 from webapp.cards.routes import field_labels
-from webapp.db import get_engine, get_session
+from webapp.db import get_engine
 
 # Tiles kept per process: a face is ~2 kB, so at most ~10 MB; enough for the pages people browse
 # between two imports, and old versions' tiles age out on their own.
@@ -122,7 +121,7 @@ def tile_views(
     """The page's tiles: each hit's cached face (rendered now when missing) and its buttons."""
     if not result.hits:
         return []
-    versions = browse.catalogue_versions(get_session())
+    versions = result.catalogue_versions  # read by the search, in this request's transaction
     database = get_engine().url.render_as_string(hide_password=False)
     locale = str(get_locale())
     common = (database, request.script_root, locale, several_games)
