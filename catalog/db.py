@@ -53,26 +53,43 @@ def _sqlite_begin_fix(engine: Engine) -> None:
 IMMEDIATE = "lunzang_sqlite_immediate"
 
 
+# Why a search is planned for its own words on PostgreSQL (issue 17). psycopg prepares a
+# statement once a connection has run it five times, and after five more PostgreSQL may switch
+# to a *generic* plan, made without the parameters' values. For a search that is the wrong
+# trade: ``o:抽一张牌`` matches 90,000 of 100,000 cards and ``o:风属`` 15,000, behind the same
+# text. Measured on the 100,000-printing bench catalogue: ``o:抽一张牌`` went from 68 ms to
+# 113 ms at its eleventh run on a connection and stayed there, ``kw:军团`` from 11 to 14 ms.
+# Not for every connection (``plan_cache_mode`` there made a 100,000-row collection CSV import
+# 5.3 → 8.2 s: its thousands of alike small statements gain nothing from replanning).
+UNPREPARED = "lunzang_unprepared"
 CUSTOM_PLANS = "lunzang_custom_plans"
+
+
+def unprepared(statement: Any) -> Any:
+    """``statement`` run without preparing it on PostgreSQL, so planned for its own parameters
+    every time (psycopg's ``prepare=False``; see ``UNPREPARED`` above). No round trip more, and
+    nothing elsewhere: for a search's own statements."""
+    return statement.execution_options(**{UNPREPARED: True})
+
+
+def _postgres_unprepared(engine: Engine) -> None:
+    @event.listens_for(engine, "do_execute")
+    def do_execute(cursor: Any, statement: str, parameters: Any, context: Any) -> bool:
+        if context.execution_options.get(UNPREPARED):
+            cursor.execute(statement, parameters, prepare=False)
+            return True  # executed: SQLAlchemy does not run it again
+        return False
 
 
 def plan_for_parameters(session: Session) -> None:
     """On PostgreSQL, plan this transaction's statements for their own parameters
-    (``SET LOCAL plan_cache_mode = force_custom_plan``); nothing elsewhere.
+    (``SET LOCAL plan_cache_mode = force_custom_plan``, one round trip); nothing elsewhere.
 
-    For searches (:mod:`catalog.search`). psycopg prepares a statement once a connection has
-    run it five times, and after five more PostgreSQL may switch to a *generic* plan, made
-    without the parameters' values. For a search that is the wrong trade: ``o:抽一张牌``
-    matches 90,000 of 100,000 cards and ``o:风属`` 15,000, behind the same text. Measured on
-    the 100,000-printing bench catalogue (issue 17): ``o:抽一张牌`` went from 68 ms to 113 ms
-    at its eleventh run on a connection and stayed there, ``kw:军团`` from 11 to 14 ms; with
-    custom plans every run keeps the first figure, for ~0.3 ms of planning. Only for the
-    transaction: set for every connection, the same planning made a 100,000-row collection
-    CSV import 5.3 → 8.2 s (its thousands of small statements are alike and gain nothing).
-
-    Once per transaction: the connection remembers (weakly) the transaction it was set in. A
-    savepoint rolled back after the first search would take the setting with it; later
-    searches of that transaction are then only as fast as before, never wrong."""
+    For a statement built here and run later inside another (the search language filtering a
+    collection: :func:`catalog.search.printing_ids_matching`), which :func:`unprepared` cannot
+    mark. Once per transaction: the connection remembers (weakly) the transaction it was set in.
+    A savepoint rolled back after it would take the setting with it; later statements of that
+    transaction are then only as fast as before, never wrong."""
     if session.get_bind().dialect.name != "postgresql":
         return
     connection = session.connection()
@@ -122,7 +139,10 @@ def make_engine(url: str, *, echo: bool = False, timeout: float = SQLITE_TIMEOUT
             engine = create_engine(url, echo=echo, connect_args={"timeout": timeout}, **options)
             _sqlite_begin_fix(engine)
             return engine
-        return create_engine(url, echo=echo, pool_pre_ping=True, **options)
+        engine = create_engine(url, echo=echo, pool_pre_ping=True, **options)
+        if parsed.get_backend_name() == "postgresql":
+            _postgres_unprepared(engine)
+        return engine
     except (ArgumentError, NoSuchModuleError, ValueError) as error:
         raise ConfigurationError(
             Message(f"无法识别的数据库地址 DATABASE_URL：{url}（{error}）", f"unusable DATABASE_URL {url!r}: {error}")

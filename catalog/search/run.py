@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlmodel import Session, col
 
-from catalog.db import plan_for_parameters
+from catalog.db import plan_for_parameters, unprepared
 from catalog.errors import Message
 from catalog.games import GAMES, get_game
 from catalog.models import Card, CardSet, Game, Printing, table_of
@@ -239,7 +239,6 @@ def search(
         direction = query_direction
     if order not in ORDERS or direction not in ("asc", "desc"):
         raise ValueError(f"order must be one of {list(ORDERS)} and direction asc or desc")
-    plan_for_parameters(session)  # a search's words decide its plan (PostgreSQL)
     versions: dict[str, str] = {}
     games, all_games = _game_scope(session, root, game, versions)
     page = max(1, min(page, MAX_PAGE))
@@ -355,20 +354,20 @@ def _page_and_total(
             .limit(per_page)
             .offset(offset)
         )
-        rows = session.execute(paged).all()
+        rows = session.execute(unprepared(paged)).all()  # planned for its words (catalog/db.py)
         if rows:
             total = rows[0][1]
         elif page == 1:
             total = 0
         else:
-            total = session.scalar(select(func.count()).select_from(matches)) or 0
+            total = session.scalar(unprepared(select(func.count()).select_from(matches))) or 0
         if total < MATCH_CAP:
             return [row[0] for row in rows], total
-    rows = session.execute(statement.order_by(*order_by).limit(per_page).offset(offset)).all()
+    rows = session.execute(unprepared(statement.order_by(*order_by).limit(per_page).offset(offset))).all()
     # A first page that is not full already is the count.
     if page == 1 and len(rows) < per_page:
         return [row[0] for row in rows], len(rows)
-    total = session.scalar(select(func.count()).select_from(statement.subquery())) or 0
+    total = session.scalar(unprepared(select(func.count()).select_from(statement.subquery()))) or 0
     return [row[0] for row in rows], total
 
 
@@ -427,7 +426,7 @@ def _hits_for_cards(
             .select_from(print_ctx.p.join(print_ctx.cs, print_ctx.cs.c.card_id == print_ctx.p.c.card_id))
             .where(among(print_ctx.p.c.card_id, card_ids, dialect=dialect), compile_node(root, print_ctx))
         )
-        matching = set(session.scalars(statement))
+        matching = set(session.scalars(unprepared(statement)))
     chosen: dict[int, tuple[Printing, CardSet]] = {}
     for printing, card_set, _card in printing_rows:
         current = chosen.get(printing.card_id)
