@@ -268,6 +268,24 @@ def test_search_latency(engines: dict[str, Any]) -> None:
             if label in pooled[name]
         )
         print(f"{name} ratios to search() (load average {os.getloadavg()[0]:.2f}): {ratios}")
+        # The pooled median above is of a mixture of 20 queries from 4 to 70 ms: it jumps from one
+        # query's figures to another's with small changes (±0.1 in a ratio between two runs of the
+        # same code). Each query's median, summed over the mix, moves far less.
+        everywhere = set.intersection(*(set(cells) for _q, _t, cells, _c in rows[name]))
+        summed = {label: sum(cells[label][0] for _q, _t, cells, _c in rows[name]) for label in everywhere}
+        steady = ", ".join(
+            f"{label} {summed[label] / summed['search()']:.2f}×"
+            for label in ("SQL alone", "API", "/cards page", "/cards cold")
+            if label in summed
+        )
+        overhead = ", ".join(
+            f"{label} +{(summed[label] - summed['search()']) / len(rows[name]):.1f} ms"
+            for label in ("API", "/cards page")
+            if label in summed
+        )
+        print(
+            f"{name} ratios of the per-query medians summed: {steady} (a query's mean cost over search(): {overhead})"
+        )
     if len(names) == 2:
         _side_by_side(rows, pooled, loads)
         _plans(engines["PostgreSQL"], captured, rows)
