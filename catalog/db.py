@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -62,7 +61,12 @@ IMMEDIATE = "lunzang_sqlite_immediate"
 # Not for every connection (``plan_cache_mode`` there made a 100,000-row collection CSV import
 # 5.3 → 8.2 s: its thousands of alike small statements gain nothing from replanning).
 UNPREPARED = "lunzang_unprepared"
-CUSTOM_PLANS = "lunzang_custom_plans"
+# The alias of a statement's table that makes any statement holding it run unprepared: for a
+# statement built by one function and run inside another's (a collection filtered with the
+# search language: :func:`catalog.search.printing_ids_matching`), which no execution option of
+# its own reaches. Marking the whole transaction instead cost a kept collection page ~1 ms on
+# PostgreSQL (its other statements planned anew each time for nothing).
+UNPREPARED_ALIAS = "unprepared_p"
 
 
 def unprepared(statement: Any) -> Any:
@@ -75,30 +79,10 @@ def unprepared(statement: Any) -> Any:
 def _postgres_unprepared(engine: Engine) -> None:
     @event.listens_for(engine, "do_execute")
     def do_execute(cursor: Any, statement: str, parameters: Any, context: Any) -> bool:
-        if context.execution_options.get(UNPREPARED):
+        if context.execution_options.get(UNPREPARED) or UNPREPARED_ALIAS in statement:
             cursor.execute(statement, parameters, prepare=False)
             return True  # executed: SQLAlchemy does not run it again
         return False
-
-
-def plan_for_parameters(session: Session) -> None:
-    """On PostgreSQL, plan this transaction's statements for their own parameters
-    (``SET LOCAL plan_cache_mode = force_custom_plan``, one round trip); nothing elsewhere.
-
-    For a statement built here and run later inside another (the search language filtering a
-    collection: :func:`catalog.search.printing_ids_matching`), which :func:`unprepared` cannot
-    mark. Once per transaction: the connection remembers (weakly) the transaction it was set in.
-    A savepoint rolled back after it would take the setting with it; later statements of that
-    transaction are then only as fast as before, never wrong."""
-    if session.get_bind().dialect.name != "postgresql":
-        return
-    connection = session.connection()
-    transaction = connection.get_transaction()
-    mark = connection.info.get(CUSTOM_PLANS)
-    if transaction is None or (mark is not None and mark() is transaction):
-        return
-    connection.exec_driver_sql("SET LOCAL plan_cache_mode = force_custom_plan")
-    connection.info[CUSTOM_PLANS] = weakref.ref(transaction)
 
 
 def writer(engine: Engine) -> Engine:

@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlmodel import Session, col
 
-from catalog.db import plan_for_parameters, unprepared
+from catalog.db import UNPREPARED_ALIAS, unprepared
 from catalog.errors import Message
 from catalog.games import GAMES, get_game
 from catalog.models import Card, CardSet, Game, Printing, table_of
@@ -296,14 +296,14 @@ def printing_ids_matching(*, session: Session, text: str, user_id: int | None, g
     """
     root, directives = _split_directives(parse(text))
     _directive_values(directives)
-    plan_for_parameters(session)  # for the statement's run later in this transaction (PostgreSQL)
     games, all_games = _game_scope(session, root, game)
     ctx = Context(
         games=games,
         all_games=all_games,
         load_sets=lambda: _set_index(session),
         mode="prints",
-        p=table_of(Printing).alias("p"),
+        # planned for its words wherever it runs, alone or inside another statement (catalog/db.py)
+        p=table_of(Printing).alias(UNPREPARED_ALIAS),
         user_id=user_id,
     )
     cs = ctx.cs
