@@ -222,9 +222,3 @@ def find_printings(session: Session, game: Game, query: str) -> list[tuple[Print
             .order_by(col(CardSet.position), col(Printing.id))
         )
     ]
-
-
-def catalogue_versions(session: Session) -> dict[str, str]:
-    """Game slug → its ``catalogue_version`` (a new value on every import of the game), read in
-    the caller's transaction: the key of anything a page keeps per card until the next import."""
-    return {slug: version for slug, version in session.execute(select(Game.slug, Game.catalogue_version))}
