@@ -150,6 +150,33 @@ def import_command(paths: tuple[Path, ...], dry_run: bool) -> None:
     _run_import(list(paths), dry_run=dry_run)
 
 
+@click.group("catalogue")
+def catalogue() -> None:
+    """卡牌目录：导出为导入格式（开放数据）。"""
+
+
+@catalogue.command("export")
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--game", "games", multiple=True, help="只导出这个游戏（可重复）；默认导出全部。")
+@with_appcontext
+@friendly
+def catalogue_export(out: Path, games: tuple[str, ...]) -> None:
+    """把卡牌目录写成导入格式：OUT/<游戏>/manifest.toml + cards/<系列>.csv。
+
+    再用 lunzang import 导入空数据库，得到同样的目录；再次导出，文件逐字节相同。
+    """
+    from catalog.ingest.export import export_catalogue
+
+    if out.exists() and not out.is_dir():
+        raise click.BadParameter(f"「{out}」不是目录 (not a folder)", param_hint="OUT")
+    with catalog_db.transaction(get_engine()) as session:
+        written = export_catalogue(session=session, out=out, games=list(games) or None)
+    if not written:
+        click.echo("目录为空：没有可导出的游戏。")
+    for game in written:
+        click.echo(f"{game.slug}：{game.sets} 个系列，{game.printings} 张印刷，{game.formats} 个赛制 → {game.folder}")
+
+
 @click.group("demo")
 def demo() -> None:
     """演示与压测数据。"""

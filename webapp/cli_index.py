@@ -27,6 +27,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # name → ("module:attribute" of the click command, first paragraph of its docstring)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "catalogue": ("webapp.cli:catalogue", "卡牌目录：导出为导入格式（开放数据）。"),
     "collection": ("webapp.collection.cli:collection", "收藏：导入、导出 CSV，撤销导入。"),
     "deck": ("webapp.decks.cli:deck", "卡组：构筑检查、卡组图片、代理卡 PDF。"),
     "demo": ("webapp.cli:demo", "演示与压测数据。"),

@@ -205,6 +205,11 @@ def parse_list(row: Mapping[str, str], column: str) -> list[str]:
     return [part.strip() for part in re.split(r"[|｜]", raw) if part.strip()]
 
 
+def written(value: int | None) -> str:
+    """A whole number as a CSV cell (empty for none): the inverse of :func:`parse_int`."""
+    return "" if value is None else str(value)
+
+
 def cell(row: Mapping[str, str], column: str) -> str:
     return (row.get(column) or "").strip()
 
@@ -459,6 +464,12 @@ class GameModule:
         self, row: Mapping[str, str], card_type: str | None, errors: list[FieldError]
     ) -> dict[str, Any]:
         """The game's own columns → card fields; append to ``errors`` rather than stop."""
+        return {}
+
+    def export_game_fields(self, card: Mapping[str, Any]) -> dict[str, str]:
+        """The inverse of :meth:`parse_game_fields`: a card's fields (``catalog.ingest.export``
+        passes the stored Card's columns by name) → the game's own CSV cells, written so that
+        parsing them again gives the same fields."""
         return {}
 
     def keyword_info(self, kind: str) -> Keyword | None:

@@ -25,6 +25,7 @@ from catalog.games.base import (
     collect,
     parse_int,
     parse_list,
+    written,
 )
 from catalog.text import fold, normalize_width
 
@@ -132,6 +133,18 @@ class KeyForge(GameModule):
 
     def aliases(self) -> set[str]:
         return super().aliases() | {"keyforge", "kf", "熔鑰秘境"}
+
+    def export_game_fields(self, card: Mapping[str, Any]) -> dict[str, str]:
+        amber = (card["extra"] or {}).get("amber") or 0
+        return {
+            "house": card["faction"] or "",
+            "amber": str(amber) if amber else "",
+            "power": written(card["attack"]),
+            "armor": written(card["defense"]),
+            "traits": "|".join(card["traits"] or ()),
+            "keywords": "|".join(k["label"] for k in card["keywords"] or ()),
+            "name_en": card["name_en"] or "",
+        }
 
     def parse_game_fields(
         self, row: Mapping[str, str], card_type: str | None, errors: list[FieldError]

@@ -20,6 +20,7 @@ from catalog.games.base import (
     cell,
     collect,
     parse_int,
+    written,
 )
 
 PERSON, TREASURE, SPELL, WEAPON = "人物", "寶物", "法術", "武器"
@@ -89,6 +90,16 @@ class Longzhiyi(GameModule):
 
     def aliases(self) -> set[str]:
         return super().aliases() | {"龙之弈", "lzy"}
+
+    def export_game_fields(self, card: Mapping[str, Any]) -> dict[str, str]:
+        return {
+            "color": card["attributes"] or "",
+            "level": written(card["level"]),
+            "cost": written(card["cost_total"]),
+            "attack": written(card["attack"]),
+            "life": written(card["life"]),
+            "defense": written(card["defense"]),
+        }
 
     def parse_game_fields(
         self, row: Mapping[str, str], card_type: str | None, errors: list[FieldError]

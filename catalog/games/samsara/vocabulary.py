@@ -24,6 +24,7 @@ from catalog.games.base import (
     collect,
     parse_int,
     parse_list,
+    written,
 )
 from catalog.text import fold, normalize_width
 
@@ -267,6 +268,16 @@ class Samsara(GameModule):
 
     def aliases(self) -> set[str]:
         return super().aliases() | {"el", "eternal samsara", "永恆之輪"}
+
+    def export_game_fields(self, card: Mapping[str, Any]) -> dict[str, str]:
+        return {
+            "attribute": card["attributes"] or "",
+            "cost": card["cost_text"] or "",
+            "attack": written(card["attack"]),
+            "defense": written(card["defense"]),
+            "traits": "|".join(card["traits"] or ()),
+            "keywords": "|".join(k["label"] for k in card["keywords"] or ()),
+        }
 
     def parse_game_fields(
         self, row: Mapping[str, str], card_type: str | None, errors: list[FieldError]

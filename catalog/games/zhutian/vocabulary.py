@@ -21,6 +21,7 @@ from catalog.games.base import (
     cell,
     collect,
     parse_int,
+    written,
 )
 
 ROLE, THEME, FATE, CREATURE, SPELL, EQUIPMENT, SKILL = "角色", "主題", "命", "活物", "術法", "裝備", "技能"
@@ -76,6 +77,16 @@ class Zhutian(GameModule):
 
     def aliases(self) -> set[str]:
         return super().aliases() | {"诛天"}
+
+    def export_game_fields(self, card: Mapping[str, Any]) -> dict[str, str]:
+        restriction = (card["extra"] or {}).get("restriction") or "無"
+        return {
+            "faction": card["faction"] or "",
+            "level": written(card["level"]),
+            "restriction": "" if restriction == "無" else restriction,
+            "attack": written(card["attack"]),
+            "defense": written(card["defense"]),
+        }
 
     def parse_game_fields(
         self, row: Mapping[str, str], card_type: str | None, errors: list[FieldError]
