@@ -232,6 +232,29 @@ def set_role(*, session: Session, user: User, role: str) -> User:
     return user
 
 
+def grant_role(*, session: Session, by: User, user_id: int, role: str, now: datetime) -> User:
+    """An admin gives ``user_id`` another role, recorded (RoleGrant: who, to whom, when). Only an
+    admin may; an admin cannot take their own admin role (the site would keep none)."""
+    from catalog.models import RoleGrant
+
+    if by.role != "admin":
+        raise AccountError(Message("只有管理员可以授予角色", "only admins grant roles"))
+    new_role = validate_role(role)
+    user = session.exec(select(User).where(User.id == user_id).with_for_update()).first()
+    if user is None:
+        raise AccountError(Message("没有这个用户", "no such user"))
+    if user.id == by.id and new_role != "admin":
+        raise AccountError(Message("不能取消自己的管理员角色", "you cannot take away your own admin role"))
+    if user.role == new_role:
+        return user
+    assert user.id is not None
+    session.add(RoleGrant(user_id=user.id, old_role=user.role, new_role=new_role, by_id=by.id, created_at=now))
+    user.role = new_role
+    session.add(user)
+    session.flush()
+    return user
+
+
 def set_lists_public(*, session: Session, user: User, public: bool) -> User:
     user.lists_public = public
     session.add(user)

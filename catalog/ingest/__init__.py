@@ -1,9 +1,17 @@
 """Catalogue import (DESIGN §3): ``import_catalogue`` and what it reports."""
 
-from catalog.ingest.apply import import_catalogue
+from catalog.ingest.apply import import_catalogue, import_rows
 from catalog.ingest.bulk import vacuum_after_import
 from catalog.ingest.sources import Problem
 from catalog.ingest.validate import ImportFailed, legal_set_codes
 from catalog.ingest.write import ImportReport
 
-__all__ = ["ImportFailed", "ImportReport", "Problem", "import_catalogue", "legal_set_codes", "vacuum_after_import"]
+__all__ = [
+    "ImportFailed",
+    "ImportReport",
+    "Problem",
+    "import_catalogue",
+    "import_rows",
+    "legal_set_codes",
+    "vacuum_after_import",
+]

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from sqlmodel import Session, col, select
 
-from catalog.ingest.sources import StoredVocabulary, expand_paths, read_source
+from catalog.errors import Message
+from catalog.ingest.sources import Problem, Row, Source, StoredVocabulary, expand_paths, read_source
 from catalog.ingest.validate import ImportFailed, Progress
 from catalog.ingest.write import ImportReport, PlanWriter
 from catalog.models import CardSet, Game, Printing
@@ -76,3 +77,33 @@ def _stored_vocabularies(session: Session) -> dict[str, StoredVocabulary]:
         ).first()
         found[game.slug] = StoredVocabulary(dict(game.vocabulary or {}), has is not None)
     return found
+
+
+def import_rows(*, session: Session, game: str, rows: list[dict[str, str]], label: str) -> ImportReport:
+    """Rows of the import format for sets the database already holds, checked and written
+    exactly as an import of a file holding them would be (no commit): the one path by which a
+    web edit of the catalogue (catalog.curation) reaches the tables, so it can never store what
+    an import would refuse. ``label`` names the rows in problems (``label:1: attack: …``).
+    Raises :class:`ImportFailed` with every problem found."""
+    from catalog.games import get_game
+
+    module = get_game(game)
+    stored = session.scalars(select(Game).where(Game.slug == game)).first()
+    if module is None or stored is None:
+        raise ImportFailed([Problem(label, 1, "game", Message(f"没有游戏「{game}」", f"no game {game!r}"))])
+    vocabulary = dict(stored.vocabulary or {})
+    source = Source(label, module.with_vocabulary(vocabulary), vocabulary=vocabulary)
+    source.json_rows = [Row(label, line, values) for line, values in enumerate(rows, start=1)]
+    report = ImportReport()
+    plan = PlanWriter(session, source, None)
+    try:
+        plan.plan()
+        problems = plan.read_problems or plan.problems
+        if problems:
+            raise ImportFailed(sorted(problems, key=lambda p: (p.file, p.line)))
+        plan.write(report)
+        report.rows = plan.rows
+        report.games.append(module.slug)
+    finally:
+        plan.close()
+    return report

@@ -125,7 +125,7 @@ def _export_game(session: Session, game: Game, folder: Path) -> GameExport:
     result.sets = len(sets)
     result.formats = len(formats)
 
-    columns = _columns(module)
+    columns = columns_of(module)
     used_names: set[str] = set()
     for card_set in sets:
         rows = session.exec(
@@ -138,7 +138,7 @@ def _export_game(session: Session, game: Game, folder: Path) -> GameExport:
         writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n", extrasaction="raise")
         writer.writeheader()
         for printing, card in rows:
-            writer.writerow(_row(module, card_set, printing, card, columns))
+            writer.writerow(printing_row(module, card_set, printing, card))
         path = cards_folder / f"{file_name(card_set.code, used_names)}.csv"
         path.write_bytes(buffer.getvalue().encode("utf-8"))
         result.files.append(path)
@@ -146,13 +146,15 @@ def _export_game(session: Session, game: Game, folder: Path) -> GameExport:
     return result
 
 
-def _columns(module: GameModule) -> list[str]:
+def columns_of(module: GameModule) -> list[str]:
+    """The game's card CSV columns, common ones first (DESIGN §3)."""
     return list(dict.fromkeys(COMMON_REQUIRED + COMMON_OPTIONAL + module.game_columns))
 
 
-def _row(module: GameModule, card_set: CardSet, printing: Printing, card: Card, columns: list[str]) -> dict[str, str]:
+def printing_row(module: GameModule, card_set: CardSet, printing: Printing, card: Card) -> dict[str, str]:
+    """One printing as a row of the game's card CSV (every column of the game, DESIGN §3)."""
     fields: dict[str, Any] = {name: getattr(card, name) for name in CARD_FIELDS}
-    row = {column: "" for column in columns}
+    row = dict.fromkeys(columns_of(module), "")
     row.update(
         {
             "set": card_set.code,

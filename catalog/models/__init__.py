@@ -4,6 +4,7 @@
   Format, BanEntry;
 - ``users``: accounts, API tokens, collections, the ledger, want lists, saved decks, scans;
 - ``events``: tournaments, registrations, rounds, matches, chests and their ledger, seasons.
+- ``curation``: revisions of the catalogue made on the web (who, when, why, the cells changed);
 - ``trading``: trades, their lines per version, the transition log, feedback, price lists.
 
 Every name is imported from here (``from catalog.models import Card``), but an area's module is
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
         PrintingOrder,
         table_of,
     )
+    from catalog.models.curation import REVISION_KINDS, CatalogueRevision, RoleGrant
     from catalog.models.events import (
         EVENT_KINDS,
         EVENT_STATES,
@@ -93,6 +95,7 @@ AREAS: dict[str, tuple[str, ...]] = {
         "PrintingOrder",
         "table_of",
     ),
+    "curation": ("REVISION_KINDS", "CatalogueRevision", "RoleGrant"),
     "events": (
         "EVENT_KINDS",
         "EVENT_STATES",
@@ -127,6 +130,7 @@ _AREA_OF = {name: area for area, names in AREAS.items() for name in names}
 __all__ = [
     "EVENT_KINDS",
     "EVENT_STATES",
+    "REVISION_KINDS",
     "ROLES",
     "ApiToken",
     "BanEntry",
@@ -136,6 +140,7 @@ __all__ = [
     "CardSet",
     "CardText",
     "CardTrait",
+    "CatalogueRevision",
     "ChestBalance",
     "ChestLedger",
     "CollectionImport",
@@ -155,6 +160,7 @@ __all__ = [
     "Redemption",
     "Registration",
     "ResultReport",
+    "RoleGrant",
     "Round",
     "SavedDeck",
     "Season",

@@ -17,7 +17,9 @@ from sqlmodel import Field, SQLModel
 
 from catalog.models import catalogue  # noqa: F401  (foreign keys here point to its tables: defined first)
 
-ROLES = ("user", "organizer", "admin")
+# curator: edits the catalogue on the web and reviews proposals (catalog.curation); an admin may
+# do all a curator does, and alone grants roles
+ROLES = ("user", "organizer", "curator", "admin")
 
 
 class User(SQLModel, table=True):

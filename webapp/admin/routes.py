@@ -1,4 +1,7 @@
-"""Thin views over catalog.images.scans: upload a printing's scan, remove it (admins only).
+"""Thin views for admins: card scans (catalog.images.scans) and the roles of accounts
+(catalog.accounts.grant_role: an admin makes a player a curator).
+
+Scans: upload a printing's scan, remove it (admins only).
 
 Anonymous visitors are sent to sign in; signed-in users without the ``admin`` role get 403.
 An upload is read with ``read_limited`` (at most the 20 MB cap + 1 byte) and checked by
@@ -15,7 +18,9 @@ from flask import abort, flash, redirect, render_template, request, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
+from sqlmodel import col, select
 
+from catalog import accounts
 from catalog.errors import LunzangError
 from catalog.games import GAMES
 from catalog.lookup import UnknownPrinting, find_printing
@@ -115,3 +120,52 @@ def remove_scan(printing_id: int) -> Any:
     else:
         flash(_("这张印刷没有上传的卡图。"), "error")
     return redirect(url_for("admin.scans_page"))
+
+
+USERS_SHOWN = 100  # one page of the user list; a name filter finds the rest
+
+
+@bp.get("/users")
+@admin_required
+def users_page() -> Any:
+    """Accounts and their roles (an admin grants the curator role here); name filter, bounded."""
+    from catalog.models import RoleGrant, User
+    from webapp.auth.routes import role_names
+
+    session = get_session()
+    needle = request.args.get("q", "").strip()[:32]
+    query = select(User).order_by(col(User.username_key)).limit(USERS_SHOWN)
+    if needle:
+        query = query.where(col(User.username_key).contains(accounts.username_key(needle)))
+    users = session.exec(query).all()
+    grants = session.exec(
+        select(RoleGrant, User.username)
+        .join(User, col(User.id) == col(RoleGrant.user_id))
+        .order_by(col(RoleGrant.id).desc())
+        .limit(20)
+    ).all()
+    return render_template(
+        "admin/users.html", users=users, needle=needle, shown=USERS_SHOWN, roles=role_names(), grants=grants
+    )
+
+
+@bp.post("/users/<int:user_id>/role")
+@admin_required
+def set_user_role(user_id: int) -> Any:
+    from webapp.auth.routes import role_names
+
+    back = url_for("admin.users_page", q=request.form.get("q", "")[:32] or None)
+    if request.form.get("confirm") != "1":
+        flash(_("请勾选“确认”后再修改角色。"), "error")
+        return redirect(back)
+    session = get_session()
+    try:
+        user = accounts.grant_role(
+            session=session, by=current_user, user_id=user_id, role=request.form.get("role", ""), now=utcnow()
+        )
+    except LunzangError as error:
+        session.rollback()
+        flash(_localized(error), "error")
+        return redirect(back)
+    flash(_("%(name)s 的角色现在是：%(role)s", name=user.username, role=role_names().get(user.role, user.role)))
+    return redirect(back)

@@ -45,7 +45,11 @@ def user() -> None:
 @user.command("create")
 @click.argument("name")
 @click.option(
-    "--role", type=click.Choice(ROLES), default="user", show_default=True, help="角色：user、organizer 或 admin。"
+    "--role",
+    type=click.Choice(ROLES),
+    default="user",
+    show_default=True,
+    help="角色：user、organizer、curator 或 admin。",
 )
 @with_appcontext
 @friendly

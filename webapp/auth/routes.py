@@ -39,7 +39,7 @@ REGISTER_PER_ADDRESS = "10 per hour"
 
 
 def role_names() -> dict[str, str]:
-    return {"user": _("普通用户"), "organizer": _("组织者"), "admin": _("管理员")}
+    return {"user": _("普通用户"), "organizer": _("组织者"), "curator": _("目录编辑"), "admin": _("管理员")}
 
 
 def _sign_in_key() -> str:

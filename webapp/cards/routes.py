@@ -9,7 +9,7 @@ from flask import abort, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user
 
-from catalog import browse
+from catalog import browse, curation
 from catalog.decks.legality import card_legality
 from catalog.decks.lists import copies_by_name
 from catalog.games import GAMES, get_game
@@ -139,6 +139,7 @@ def card_detail(game_slug: str, name: str) -> Any:
         deck_module=GAMES.get(deck_game),
         deck_copies=copies_by_name(deck_text).get(fold(page.card.name), 0),
         sections=SECTIONS,
+        last_change=curation.last_change(session, card=page.card),
     )
 
 

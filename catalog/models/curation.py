@@ -1,0 +1,51 @@
+"""The community catalogue: every change a curator makes to the catalogue is a revision.
+
+A ``CatalogueRevision`` records who changed what, when and why (a required note), and the
+change itself as the import format's cells (``{"column": [old, new]}``, DESIGN §3), so the
+history reads as the data is written and a revert puts the old cells back through the same
+checks as any edit. ``reverts_id`` links a revert to the revision it undid.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index
+from sqlmodel import Field, SQLModel
+
+from catalog.models import catalogue, users  # noqa: F401  (foreign keys here point to their tables)
+
+REVISION_KINDS = ("card", "printing")
+
+
+class CatalogueRevision(SQLModel, table=True):
+    __tablename__ = "catalogue_revision"
+    __table_args__ = (Index("ix_catalogue_revision_target", "kind", "target_id", "id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id")
+    kind: str = Field(max_length=16)  # REVISION_KINDS
+    # the card's or printing's id: kept as a number, not a foreign key, so the history of a card
+    # that is later renamed into another or removed stays readable
+    target_id: int
+    label: str = Field(max_length=200)  # what it was called after the change (card name, M4-001)
+    user_id: int | None = Field(default=None, foreign_key="app_user.id", ondelete="SET NULL")
+    created_at: datetime
+    note: str = Field(max_length=500)
+    # {"column": [old cell, new cell]} in the import format's columns
+    changes: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    reverts_id: int | None = Field(default=None, foreign_key="catalogue_revision.id")
+
+
+class RoleGrant(SQLModel, table=True):
+    """A role given or taken on the web (an admin grants the curator role): who, to whom, when."""
+
+    __tablename__ = "role_grant"
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="app_user.id", index=True, ondelete="CASCADE")
+    old_role: str = Field(max_length=16)
+    new_role: str = Field(max_length=16)
+    by_id: int | None = Field(default=None, foreign_key="app_user.id", ondelete="SET NULL")
+    created_at: datetime
