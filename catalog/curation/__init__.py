@@ -191,10 +191,10 @@ def revert(*, session: Session, by: User, revision_id: int, note: str, now: date
     return _edit_printing(session, by, revision.target_id, old, why, now, reverts=revision.id)
 
 
-def history(session: Session, *, card: Card) -> list[HistoryLine]:
-    """The revisions of a card and of its printings, newest first (at most HISTORY_LIMIT)."""
-    printing_ids = list(session.exec(select(Printing.id).where(Printing.card_id == card.id)).all())
-    query = (
+def _revisions_of(card: Card, limit: int) -> Any:
+    """The newest ``limit`` revisions of a card and of its printings, with their authors."""
+    printing_ids = select(Printing.id).where(Printing.card_id == card.id)
+    return (
         select(CatalogueRevision, User.username)
         .join(User, col(User.id) == col(CatalogueRevision.user_id), isouter=True)
         .where(
@@ -204,9 +204,13 @@ def history(session: Session, *, card: Card) -> list[HistoryLine]:
             )
         )
         .order_by(col(CatalogueRevision.id).desc())
-        .limit(HISTORY_LIMIT)
+        .limit(limit)
     )
-    rows = session.exec(query).all()
+
+
+def history(session: Session, *, card: Card) -> list[HistoryLine]:
+    """The revisions of a card and of its printings, newest first (at most HISTORY_LIMIT)."""
+    rows = session.exec(_revisions_of(card, HISTORY_LIMIT)).all()
     ids = [revision.id for revision, _ in rows]
     reverted = {
         reverts: revision_id
@@ -218,26 +222,9 @@ def history(session: Session, *, card: Card) -> list[HistoryLine]:
 
 
 def last_change(session: Session, *, card: Card) -> HistoryLine | None:
-    lines = history_head(session, card=card)
-    return lines[0] if lines else None
-
-
-def history_head(session: Session, *, card: Card) -> list[HistoryLine]:
     """The newest revision of the card or its printings (one row read), for the card page."""
-    printing_ids = select(Printing.id).where(Printing.card_id == card.id)
-    query = (
-        select(CatalogueRevision, User.username)
-        .join(User, col(User.id) == col(CatalogueRevision.user_id), isouter=True)
-        .where(
-            or_(
-                (col(CatalogueRevision.kind) == "card") & (col(CatalogueRevision.target_id) == card.id),
-                (col(CatalogueRevision.kind) == "printing") & col(CatalogueRevision.target_id).in_(printing_ids),
-            )
-        )
-        .order_by(col(CatalogueRevision.id).desc())
-        .limit(1)
-    )
-    return [HistoryLine(revision, username, None) for revision, username in session.exec(query).all()]
+    row = session.exec(_revisions_of(card, 1)).first()
+    return HistoryLine(row[0], row[1], None) if row else None
 
 
 # --- the edits themselves -------------------------------------------------------------------

@@ -27,28 +27,12 @@ from sqlmodel import Session, col, select
 from catalog.errors import LunzangError, Message
 from catalog.games import GAMES, get_game
 from catalog.games.base import COMMON_OPTIONAL, COMMON_REQUIRED, GameModule
+from catalog.ingest.validate import RULES_FIELDS
 from catalog.models import BanEntry, Card, CardSet, Format, Game, PackTemplate, Printing
 
-# The card fields a game module's ``export_game_fields`` may read (the inverse of its parser).
-CARD_FIELDS = (
-    "name",
-    "name_en",
-    "type",
-    "subtype",
-    "attributes",
-    "faction",
-    "cost_text",
-    "cost",
-    "cost_total",
-    "attack",
-    "defense",
-    "level",
-    "life",
-    "traits",
-    "keywords",
-    "text",
-    "extra",
-)
+# The card fields a game module's ``export_game_fields`` may read (the inverse of its parser):
+# the rules fields an import compares, and the names.
+CARD_FIELDS = ("name", "name_en", *RULES_FIELDS)
 
 
 class UnknownGame(LunzangError):
