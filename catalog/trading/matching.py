@@ -239,42 +239,72 @@ def _index(copies: list[_Copy]) -> dict[int, list[_Copy]]:
 
 
 def _cover(wants: Wants, by_card: dict[int, list[_Copy]]) -> list[LineSpec]:
-    """Lines of the indexed copies meeting ``wants`` (greedy: printing wants first, best condition first).
+    """Lines of the indexed copies meeting ``wants``: the most copies that can be given, exactly.
 
-    Copies serve the wants of their own card only, so each card shared by both sides is covered
-    on its own, and only those are visited: a partner holds a dozen of my 200 wanted cards, and
-    walking all 200 for each of a thousand partners was most of the matching time. Each copy is
-    one item (printing + grade), so what is taken is counted per copy.
+    Copies serve the wants of their own card only, so each card shared by both sides is assigned
+    on its own (:func:`_assign`), and only those are visited: a partner holds a dozen of my 200
+    wanted cards, and walking all 200 for each of a thousand partners was most of the matching
+    time. Each copy is one item (printing + grade), so what is taken is counted per copy.
     """
-    taken: dict[int, int] = {}  # id(copy) → copies taken from it
-    copies: dict[int, _Copy] = {}
+    taken: dict[tuple[int, ItemGrade], int] = {}
     small, large = (wants, by_card) if len(wants) <= len(by_card) else (by_card, wants)
     for card in small:
         if card not in large:
             continue
-        candidates = by_card[card]
-        for want in wants[card]:
-            need = want.need
-            for copy in candidates:
-                if want.printing_id is not None and copy.printing_id != want.printing_id:
-                    continue
-                if copy.rank > want.worst:
-                    continue
-                if want.language is not None and want.language != copy.grade.language:
-                    continue
-                if want.finish is not None and want.finish != copy.grade.finish:
-                    continue
-                n = min(need, copy.left - taken.get(id(copy), 0))
-                if n <= 0:
-                    continue
-                taken[id(copy)] = taken.get(id(copy), 0) + n
-                copies[id(copy)] = copy
-                need -= n
-                if need == 0:
-                    break
+        for copy, n in _assign(wants[card], by_card[card]):
+            key = (copy.printing_id, copy.grade)
+            taken[key] = taken.get(key, 0) + n
     # Unsorted: only the partners shown get their lines sorted (find_matches), since sorting
     # (printing, grade) keys for each of a thousand candidate partners cost more than covering.
-    return [LineSpec(copies[c].printing_id, copies[c].grade, n) for c, n in taken.items()]
+    return [LineSpec(pid, grade, n) for (pid, grade), n in taken.items()]
+
+
+def _accepts(want: _Want, copy: _Copy) -> bool:
+    """Whether ``copy`` meets ``want``: its printing (if it names one), condition, language, finish."""
+    return (
+        (want.printing_id is None or copy.printing_id == want.printing_id)
+        and copy.rank <= want.worst
+        and (want.language is None or want.language == copy.grade.language)
+        and (want.finish is None or want.finish == copy.grade.finish)
+    )
+
+
+def _assign(wants: list[_Want], copies: list[_Copy]) -> list[tuple[_Copy, int]]:
+    """(copy, how many of it) giving the most copies to the wants of one card (issue 28 §1).
+
+    A maximum flow, source → want (its need) → each copy it accepts → sink (the copies left),
+    at the least cost (the condition rank), so the best copies are named. Greedy was wrong: a lax
+    printing want took the NM copy a strict card want needed. One want, or wants accepting the
+    same copies, have no such choice: walking the copies best first is then exact, and it is the
+    common case a thousand partners go through, so the flow is built only when it can differ.
+    """
+    edges = [[i for i, copy in enumerate(copies) if _accepts(want, copy)] for want in wants]
+    if len(wants) == 1 or all(e == edges[0] for e in edges):
+        need = sum(want.need for want in wants)
+        out = []
+        for i in edges[0]:  # copies are indexed best condition first
+            n = min(need, copies[i].left)
+            if n > 0:
+                out.append((copies[i], n))
+                need -= n
+            if need == 0:
+                break
+        return out
+    import networkx as nx  # ~0.3 s to import: only a matching that needs a flow pays it
+
+    graph = nx.DiGraph()
+    for w, (want, accepted) in enumerate(zip(wants, edges, strict=True)):
+        if accepted:
+            graph.add_edge("source", ("want", w), capacity=want.need, weight=0)
+        for i in accepted:
+            graph.add_edge(("want", w), ("copy", i), capacity=want.need, weight=0)
+    for i, copy in enumerate(copies):
+        if graph.has_node(("copy", i)):
+            graph.add_edge(("copy", i), "sink", capacity=copy.left, weight=copy.rank)
+    if not graph.has_node("sink"):
+        return []
+    flow = nx.max_flow_min_cost(graph, "source", "sink")
+    return [(copies[i], flow[("copy", i)]["sink"]) for i in range(len(copies)) if flow.get(("copy", i), {}).get("sink")]
 
 
 def _sorted(lines: list[LineSpec]) -> list[LineSpec]:
