@@ -13,6 +13,7 @@ import re
 import secrets
 import unicodedata
 import zoneinfo
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import or_, update
@@ -352,11 +353,27 @@ def find_token(*, session: Session, token: str) -> ApiToken | None:
     return row
 
 
-def user_for_token(*, session: Session, token: str, now: datetime) -> User | None:
-    """The owner of a live token, or None for an unknown/revoked one. Reads only: the caller
-    notes the use apart (:func:`token_use_is_stale`, :func:`note_token_use`)."""
+@dataclass(frozen=True)
+class TokenOwner:
+    """Who a live token belongs to, and whether its use is due to be recorded."""
+
+    user: User
+    token_id: int
+    use_is_stale: bool  # the recorded last use is older than TOKEN_USE_RESOLUTION (or missing)
+
+
+def user_for_token(*, session: Session, token: str, now: datetime) -> TokenOwner | None:
+    """The owner of a live token, or None for an unknown/revoked one (or a deleted owner).
+
+    Reads only: the caller notes the use apart when it is stale (:func:`note_token_use`), in
+    its own short transaction for a read, in the request's for a write. The API calls this one
+    function (issue 28 §13: it had its own copy, so this one's tests proved nothing there).
+    """
     row = find_token(session=session, token=token)
-    return None if row is None else session.get(User, row.user_id)
+    user = None if row is None else session.get(User, row.user_id)
+    if row is None or row.id is None or user is None:
+        return None
+    return TokenOwner(user, row.id, token_use_is_stale(row, now))
 
 
 # How precisely "last used" is kept. Issue 16: writing it on every request made every GET of a

@@ -125,6 +125,11 @@ def test_set_role(session: Session) -> None:
     assert user.role == "organizer"
 
 
+def owner_of(session: Session, token: str, now: datetime) -> User | None:
+    owner = accounts.user_for_token(session=session, token=token, now=now)
+    return None if owner is None else owner.user
+
+
 def test_token_is_stored_hashed_and_finds_its_owner(session: Session) -> None:
     alice, bob = new_user(session, "alice"), new_user(session, "bob")
     row, plaintext = accounts.issue_token(session=session, user=alice, name="脚本", now=NOW)
@@ -132,17 +137,51 @@ def test_token_is_stored_hashed_and_finds_its_owner(session: Session) -> None:
     assert row.token_hash != plaintext and plaintext not in row.token_hash
     assert row.prefix == plaintext[:10] and row.name == "脚本" and row.user_id == alice.id
     later = NOW + timedelta(hours=1)
-    assert accounts.user_for_token(session=session, token=plaintext, now=later) == alice
+    assert owner_of(session, plaintext, later) == alice
     assert row.last_used_at is None  # finding the owner reads only (issue 16)
     assert row.id is not None and accounts.token_use_is_stale(row, later)
     assert accounts.note_token_use(session=session, token_id=row.id, now=later)
     assert not accounts.note_token_use(session=session, token_id=row.id, now=later + timedelta(minutes=1))
     session.refresh(row)
     assert row.last_used_at is not None and not accounts.token_use_is_stale(row, later + timedelta(minutes=1))
-    assert accounts.user_for_token(session=session, token=plaintext + "x", now=later) is None
-    assert accounts.user_for_token(session=session, token="not-a-token", now=later) is None
+    assert owner_of(session, plaintext + "x", later) is None
+    assert owner_of(session, "not-a-token", later) is None
     _row_b, bobs = accounts.issue_token(session=session, user=bob, now=NOW)
-    assert accounts.user_for_token(session=session, token=bobs, now=later) == bob
+    assert owner_of(session, bobs, later) == bob
+
+
+def test_the_api_finds_its_caller_through_user_for_token(app: Any, engine: Any, monkeypatch: Any) -> None:
+    """Issue 28 §13: the API had its own copy of the token lookup, so the tests above proved
+    nothing about it. It now calls user_for_token, and answers by what it says."""
+    import webapp.api.auth
+
+    seen: list[str] = []
+
+    def spy(**kwargs: Any) -> Any:
+        seen.append(kwargs["token"])
+        return accounts.user_for_token(**kwargs)
+
+    monkeypatch.setattr(webapp.api.auth, "user_for_token", spy)
+    with Session(engine) as session, session.begin():
+        alice = new_user(session)
+        row, plaintext = accounts.issue_token(session=session, user=alice, now=NOW)
+        token_id, alice_id = row.id, alice.id
+    client = app.test_client()
+    bearer = {"Authorization": f"Bearer {plaintext}"}
+    assert client.get("/api/v1/trades", headers=bearer).status_code == 200
+    assert seen == [plaintext]
+    with Session(engine) as session:  # the stale use was recorded, apart from the read
+        token = session.get(ApiToken, token_id)
+        assert token is not None and token.last_used_at is not None
+    with Session(engine) as session, session.begin():
+        user = session.get(User, alice_id)
+        assert user is not None and token_id is not None
+        accounts.revoke_token(session=session, user=user, token_id=token_id, now=NOW)
+    answer = client.get("/api/v1/trades", headers=bearer)
+    assert (
+        answer.status_code == 401 and answer.get_json()["error"]["message_en"] == "the API token is unknown or revoked"
+    )
+    assert seen == [plaintext, plaintext]
 
 
 def test_revoked_token_stops_working(session: Session) -> None:
@@ -151,7 +190,7 @@ def test_revoked_token_stops_working(session: Session) -> None:
     assert row.id is not None
     accounts.revoke_token(session=session, user=alice, token_id=row.id, now=NOW)
     assert row.revoked_at == NOW
-    assert accounts.user_for_token(session=session, token=plaintext, now=NOW) is None
+    assert owner_of(session, plaintext, NOW) is None
 
 
 def test_only_the_owner_can_revoke_a_token(session: Session) -> None:
@@ -163,7 +202,7 @@ def test_only_the_owner_can_revoke_a_token(session: Session) -> None:
     with pytest.raises(AccountError, match="没有这个令牌"):
         accounts.revoke_token(session=session, user=bob, token_id=row.id + 100, now=NOW)
     assert row.revoked_at is None
-    assert accounts.user_for_token(session=session, token=plaintext, now=NOW) == alice
+    assert owner_of(session, plaintext, NOW) == alice
 
 
 def test_token_name_length_is_checked(session: Session) -> None:

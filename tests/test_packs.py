@@ -59,6 +59,37 @@ def test_same_seed_same_cards_and_different_seeds_differ() -> None:
     assert one != boosters.open_model(model, seed=43, boxes=2).to_json()
 
 
+# The first box of M4 (the model above) at seed 42, pack by pack, as card numbers X-NNN. Written
+# down once: "same seed ⇒ same cards on every machine" (issue 28 §13) needs the cards pinned as
+# data, not only two runs in one process agreeing. A change here breaks every shared seed link.
+GOLDEN_M4_SEED_42 = [
+    "007 009 010 014 015 020 021 003",
+    "002 003 008 009 012 019 023 029",
+    "003 004 009 012 015 018 022 004",
+    "001 004 007 012 018 022 023 039",
+    "001 002 003 014 016 021 022 037",
+    "002 007 010 014 017 021 023 027",
+    "005 007 013 015 016 018 021 029",
+    "009 011 013 014 016 017 023 024",
+    "003 004 009 010 015 018 023 033",
+    "004 005 008 012 016 017 022 028",
+    "002 003 004 007 009 011 014 019",
+    "001 003 006 007 016 021 022 024",
+    "003 007 010 011 014 016 023 012",
+    "009 010 013 014 016 021 023 028",
+    "007 008 011 012 014 019 021 022",
+    "004 005 006 014 016 017 018 014",
+]
+
+
+def test_seed_42_opens_the_golden_box() -> None:
+    opened = boosters.open_model(make_model(M4_SIZES), seed=42, boxes=1).to_json()
+    packs = [
+        " ".join(card["number"].removeprefix("X-") for card in pack["cards"]) for pack in opened["boxes"][0]["packs"]
+    ]
+    assert packs == GOLDEN_M4_SEED_42
+
+
 def test_packs_are_the_first_packs_of_the_same_boxes() -> None:
     model = make_model(M4_SIZES)
     box = boosters.open_model(model, seed=7, boxes=1).to_json()["boxes"][0]["packs"]

@@ -6,12 +6,12 @@ from __future__ import annotations
 import io
 import math
 import re
-import zlib
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PIL import Image
+from pypdf import PdfReader
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
@@ -19,7 +19,6 @@ from catalog.decks.check import check_decklist
 from catalog.games import GAMES
 from catalog.images import proxies
 from catalog.rules import PoolCard
-from tests.test_deck_images import pdf_pages
 from tests.test_decks import legal_samsara_list
 
 RED, BLUE = (220, 20, 20), (20, 40, 220)
@@ -29,57 +28,78 @@ def _solid(colour: tuple[int, int, int], size: tuple[int, int]) -> Image.Image:
     return Image.new("RGB", size, colour)
 
 
-def pdf_objects(data: bytes) -> dict[int, bytes]:
-    """Object number → its body, checking the cross-reference table points at every object."""
-    objects = {int(n): body for n, body in re.findall(rb"(?ms)^(\d+) 0 obj\n(.*?)\nendobj\n", data)}
-    start = int(re.findall(rb"startxref\n(\d+)\n%%EOF", data)[-1])
-    assert data[start:].startswith(b"xref\n")
-    entries = re.findall(rb"(\d{10}) 00000 n ", data[start:])
-    assert len(entries) == len(objects)
-    for number, offset in enumerate(entries, start=1):
-        assert data[int(offset) :].startswith(b"%d 0 obj\n" % number)
-    return objects
+def read_pdf(data: bytes) -> PdfReader:
+    """The PDF as a real parser reads it (strict: a broken cross-reference table fails), issue 28 §13."""
+    assert data.startswith(b"%PDF-")
+    reader = PdfReader(io.BytesIO(data), strict=True)
+    return reader
 
 
-def stream_of(body: bytes) -> bytes:
-    data = body.split(b"stream\n", 1)[1].rsplit(b"\nendstream", 1)[0]
-    return zlib.decompress(data) if b"/FlateDecode" in body.split(b"stream\n", 1)[0] else data
+def images_of(reader: PdfReader) -> dict[int, Any]:
+    """Object number → JPEG image object, of every image any page draws."""
+    found = {}
+    for page in reader.pages:
+        xobjects = page["/Resources"].get("/XObject", {})
+        for name in xobjects:
+            image = xobjects[name]
+            if image.get("/Subtype") == "/Image" and image.get("/Filter") == "/DCTDecode":
+                found[xobjects.raw_get(name).idnum] = image
+    return found
 
 
-def images_of(objects: dict[int, bytes]) -> dict[int, bytes]:
-    return {n: b for n, b in objects.items() if b"/Subtype /Image" in b and b"/DCTDecode" in b}
-
-
-def page_draws(objects: dict[int, bytes]) -> list[list[tuple[float, float, float, float, int]]]:
-    """For every page in order: (width, height, x, y in points, image object) of each face drawn."""
-    pages_body = next(b for b in objects.values() if b.startswith(b"<< /Type /Pages"))
+def page_draws(reader: PdfReader) -> list[list[tuple[float, float, float, float, int]]]:
+    """For every page in order: (width, height, x, y in points, image object) of each face drawn,
+    from the content stream's operators (the transformation in force when the image is drawn)."""
     pages = []
-    for kid in re.findall(rb"(\d+) 0 R", pages_body.split(b"/Kids [", 1)[1].split(b"]", 1)[0]):
-        page = objects[int(kid)]
-        names = {n.decode(): int(r) for n, r in re.findall(rb"/(C\d+) (\d+) 0 R", page)}
-        content = stream_of(objects[int(re.search(rb"/Contents (\d+) 0 R", page).group(1))]).decode()
-        draws = re.findall(r"q ([\d.]+) 0 0 ([\d.]+) ([\d.]+) ([\d.]+) cm /(C\d+) Do Q", content)
-        pages.append([(float(w), float(h), float(x), float(y), names[n]) for w, h, x, y, n in draws])
+    for page in reader.pages:
+        xobjects = page["/Resources"].get("/XObject", {})
+        number = {name: xobjects.raw_get(name).idnum for name in xobjects}
+        draws, stack, matrix = [], [], [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+        for operands, operator in page.get_contents().operations:
+            if operator == b"q":
+                stack.append(matrix)
+            elif operator == b"Q":
+                matrix = stack.pop()
+            elif operator == b"cm":
+                a, b, c, d, e, f = (float(v) for v in operands)
+                assert (b, c) == (0, 0) and matrix == [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]  # no nesting, no rotation
+                matrix = [a, b, c, d, e, f]
+            elif operator == b"Do" and number[operands[0]] in images_of(reader):
+                draws.append((matrix[0], matrix[3], matrix[4], matrix[5], number[operands[0]]))
+        pages.append(draws)
     return pages
+
+
+def strokes(reader: PdfReader, page: int = 0) -> list[tuple[float, float, float, float]]:
+    """(x1, y1, x2, y2) of every straight line stroked on a page (m … l … S)."""
+    lines, start, end = [], None, None
+    for operands, operator in reader.pages[page].get_contents().operations:
+        if operator == b"m":
+            start = tuple(float(v) for v in operands)
+        elif operator == b"l":
+            end = tuple(float(v) for v in operands)
+        elif operator == b"S" and start is not None and end is not None:
+            lines.append((*start, *end))
+            start = end = None
+    return lines
 
 
 @pytest.mark.parametrize(("copies", "pages"), [(1, 1), (9, 1), (10, 2), (60, 7)])
 def test_proxy_pdf_has_a4_pages_for_every_copy(copies: int, pages: int) -> None:
     data = proxies.render_proxies(cards=[(_solid(RED, (745, 1040)), copies)])
-    count, boxes = pdf_pages(data)
-    assert count == pages == math.ceil(copies / 9) and len(boxes) == pages
-    for width, height in boxes:  # A4 = 595.28 × 841.89 pt
-        assert round(width) == 595 and round(height) == 842
-    objects = pdf_objects(data)
-    assert len(images_of(objects)) == 1  # one image, drawn for every copy
-    assert sum(len(p) for p in page_draws(objects)) == copies
+    reader = read_pdf(data)
+    assert len(reader.pages) == pages == math.ceil(copies / 9)
+    for page in reader.pages:  # A4 = 595.28 × 841.89 pt
+        assert (round(float(page.mediabox.width)), round(float(page.mediabox.height))) == (595, 842)
+    assert len(images_of(reader)) == 1  # one image, drawn for every copy
+    assert sum(len(p) for p in page_draws(reader)) == copies
 
 
 def test_proxy_cards_are_63_by_88_mm_in_a_centred_grid_with_cut_marks_outside() -> None:
     assert (proxies.PROXY_W, proxies.PROXY_H) == (744, 1039)  # 63×88 mm at 300 dpi
     data = proxies.render_proxies(cards=[(_solid(RED, (745, 1040)), 1), (_solid(BLUE, (500, 700)), 8)])
-    objects = pdf_objects(data)
-    (draws,) = page_draws(objects)
+    reader = read_pdf(data)
+    (draws,) = page_draws(reader)
     pt = 72 / 300
     left, top = proxies.proxy_layout()
     for index, (width, height, x, y, _image) in enumerate(draws):
@@ -88,15 +108,14 @@ def test_proxy_cards_are_63_by_88_mm_in_a_centred_grid_with_cut_marks_outside() 
         assert y == pytest.approx(841.89 - (top + (index // 3 + 1) * 1039) * pt, abs=0.01)
     assert len({d[4] for d in draws}) == 2 and draws[0][4] != draws[1][4] == draws[8][4]
     # The faces are JPEGs of exactly the card's pixels: the large face cropped, no blur.
-    red = Image.open(io.BytesIO(stream_of(objects[draws[0][4]])))
+    faces = images_of(reader)
+    red = Image.open(io.BytesIO(faces[draws[0][4]].get_data()))
     assert red.format == "JPEG" and red.size == (744, 1039)
     assert red.getpixel((0, 0)) == pytest.approx(RED, abs=4)
     assert red.getpixel((743, 1038)) == pytest.approx(RED, abs=4)
-    assert Image.open(io.BytesIO(stream_of(objects[draws[1][4]]))).size == (744, 1039)
+    assert Image.open(io.BytesIO(faces[draws[1][4]].get_data())).size == (744, 1039)
     # Cut marks: vector lines continuing every card edge, starting ~1 mm off the grid.
-    page = next(b for b in objects.values() if b.startswith(b"<< /Type /Page "))
-    content = stream_of(objects[int(re.search(rb"/Contents (\d+) 0 R", page).group(1))]).decode()
-    lines = [tuple(map(float, m)) for m in re.findall(r"([\d.]+) ([\d.]+) m ([\d.]+) ([\d.]+) l S", content)]
+    lines = strokes(reader)
     assert len(lines) == 16  # 4 vertical edges × 2 ends + 4 horizontal edges × 2 ends
     grid_top, grid_left = 841.89 - top * pt, left * pt
     grid_bottom, grid_right = 841.89 - (top + 3 * 1039) * pt, (left + 3 * 744) * pt
@@ -109,9 +128,7 @@ def test_proxy_cards_are_63_by_88_mm_in_a_centred_grid_with_cut_marks_outside() 
 
 def test_the_title_is_in_the_document_info() -> None:
     data = proxies.render_proxies(cards=[(_solid(RED, (745, 1040)), 1)], title="火 (deck) \\")
-    objects = pdf_objects(data)
-    info = next(b for b in objects.values() if b.startswith(b"<< /Title"))
-    assert "火 (deck) \\".encode("utf-16-be").hex().upper().encode() in info
+    assert read_pdf(data).metadata.title == "火 (deck) \\"
 
 
 def _deck(engine: Engine, stones: int = 3) -> str:
@@ -128,9 +145,9 @@ def test_a_75_card_deck_draws_each_distinct_face_once_and_stays_small(sample_cat
         assert sum(e.count for e in check.deck.entries) == 75
         data, copies = proxies.deck_proxies_of(session=session, check=check, scan_dir=None, cache_dir=tmp_path)
     distinct = len({e.card.id for e in check.deck.entries})
-    objects = pdf_objects(data)
-    assert len(images_of(objects)) == distinct
-    assert sum(len(p) for p in page_draws(objects)) == copies
+    reader = read_pdf(data)
+    assert len(images_of(reader)) == distinct
+    assert sum(len(p) for p in page_draws(reader)) == copies
     assert len(data) <= 2_000_000, len(data)
 
 
@@ -172,7 +189,7 @@ def test_basic_stones_can_be_left_out(sample_catalogue: Engine) -> None:
         _all, every = proxies.deck_proxies_of(session=session, check=check, scan_dir=None)
         data, fewer = proxies.deck_proxies_of(session=session, check=check, scan_dir=None, skip_basics=True)
         assert fewer == every - stones == 51
-        assert sum(len(p) for p in page_draws(pdf_objects(data))) == fewer
+        assert sum(len(p) for p in page_draws(read_pdf(data))) == fewer
         only = check_decklist(session=session, text="额外卡组:\n4 火之法力石\n", game="samsara")
         with pytest.raises(proxies.NothingToPrint):
             proxies.deck_proxies_of(session=session, check=only, scan_dir=None, skip_basics=True)
@@ -188,7 +205,7 @@ def test_the_deck_page_offers_proxies_without_basic_stones(sample_app: Any, samp
     full = client.get("/decks/proxies.pdf", query_string={"game": "samsara", "list": text})
     lean = client.get("/decks/proxies.pdf", query_string={"game": "samsara", "list": text, "no_basics": "1"})
     assert full.status_code == lean.status_code == 200
-    assert pdf_pages(lean.data)[0] == math.ceil(51 / 9) < pdf_pages(full.data)[0]
+    assert len(read_pdf(lean.data).pages) == math.ceil(51 / 9) < len(read_pdf(full.data).pages)
     only = client.get("/decks/proxies.pdf", query_string={"game": "samsara", "list": "4 火之法力石", "no_basics": "1"})
     assert only.status_code == 400 and "没有要打印的卡" in only.get_data(as_text=True)
 
@@ -199,4 +216,4 @@ def test_cli_proxies_without_basics(sample_app: Any, runner: Any, sample_catalog
     out = tmp_path / "proxies.pdf"
     result = runner.invoke(args=["deck", "proxies", str(deck), "--game", "samsara", "--no-basics", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert "51 张代理卡" in result.output and pdf_pages(out.read_bytes())[0] == 6
+    assert "51 张代理卡" in result.output and len(read_pdf(out.read_bytes()).pages) == 6

@@ -16,7 +16,7 @@ from flask_login import current_user
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
-from catalog.accounts import find_token, note_token_use, token_use_is_stale
+from catalog.accounts import note_token_use, user_for_token
 from catalog.models import User
 from webapp.api import ApiError, bp
 from webapp.api.openapi import PATHS, SCHEMAS, SECURITY_SCHEMES
@@ -54,17 +54,16 @@ def api_user() -> User:
             raise _unauthorized(
                 "Authorization 请求头应为“Bearer 令牌”", "the Authorization header must be 'Bearer <token>'"
             )
-        session = get_session()
-        row = find_token(session=session, token=token)
-        user = session.get(User, row.user_id) if row is not None else None
-        if row is None or user is None:
+        session, now = get_session(), utcnow()
+        owner = user_for_token(session=session, token=token, now=now)
+        if owner is None:
             raise _unauthorized("API 令牌无效或已被吊销", "the API token is unknown or revoked")
-        now = utcnow()
-        if token_use_is_stale(row, now):
+        user = owner.user
+        if owner.use_is_stale:
             if request.method in SAFE_METHODS:
-                _note_use_apart(row.id or 0, now)
+                _note_use_apart(owner.token_id, now)
             else:  # a write request holds the write lock already (BEGIN IMMEDIATE): note it there
-                note_token_use(session=session, token_id=row.id or 0, now=now)
+                note_token_use(session=session, token_id=owner.token_id, now=now)
     elif request.method in SAFE_METHODS and current_user.is_authenticated:
         user = current_user
     else:
