@@ -119,3 +119,67 @@ def test_price_list_import_weighs_the_balance(app: Any, kit: Kit, login: Any) ->
     r = alice.post("/trades", data={"to": "bob", field(kit, "give", "T1-001"): "2", field(kit, "get", "T1-005"): "1"})
     page = alice.get(r.headers["Location"]).get_data(as_text=True)
     assert "25.0" in page and "1 张没有价格" in page
+
+
+def _allowance(page: str, name: str) -> tuple[int, int]:
+    """(the 可交换 cell, the input's max) of the composer row whose input is ``name``."""
+    row = re.search(
+        rf"<td>(\d+)</td>\s*<td><input type=\"number\" name=\"{re.escape(name)}\" min=\"0\" max=\"(\d+)\"", page
+    )
+    assert row is not None, name
+    return int(row.group(1)), int(row.group(2))
+
+
+def test_the_counter_form_shows_and_the_server_enforces_what_the_new_version_may_take(
+    app: Any, kit: Kit, login: Any
+) -> None:
+    """Issue 28 §3: countering bob's version, alice's rows showed for trade plus what the trade
+    asks of her (her lines are not held by bob's version): 2 shown as 4, owning 1 shown as 2."""
+    from tests.test_api_trades import headers
+
+    kit.stock("alice", "T1-002", 1, 1)
+    alice, bob = app.test_client(), app.test_client()
+    login(alice, "alice")
+    login(bob, "bob")
+    r = bob.post(
+        "/trades",
+        data={
+            "to": "alice",
+            field(kit, "give", "T1-005"): "1",
+            field(kit, "get", "T1-001"): "2",
+            field(kit, "get", "T1-002"): "1",
+        },
+    )
+    tid = int(r.headers["Location"].rsplit("/", 1)[1])
+    page = alice.get(f"/trades/{tid}/counter").get_data(as_text=True)
+    assert _allowance(page, field(kit, "give", "T1-001")) == (2, 2)
+    assert _allowance(page, field(kit, "give", "T1-002")) == (1, 1)
+    assert _allowance(page, field(kit, "get", "T1-005")) == (1, 1)  # bob's line, held by this trade alone
+    # alice's offer to carol holds one of her T1-001: one is left for bob's trade
+    assert alice.post("/trades", data={"to": "carol", field(kit, "give", "T1-001"): "1"}).status_code == 302
+    page = alice.get(f"/trades/{tid}/counter").get_data(as_text=True)
+    assert _allowance(page, field(kit, "give", "T1-001")) == (1, 1)
+    over = alice.post(f"/trades/{tid}/counter", data={"version": "1", field(kit, "give", "T1-001"): "2"})
+    text = over.get_data(as_text=True)
+    assert over.status_code == 409 and "T1-001" in text and "可交换的只有 1 张" in text
+    api = app.test_client().post(
+        f"/api/v1/trades/{tid}/counter",
+        json={"version": 1, "give": [{"set": "T1", "number": "T1-001", "quantity": 2}], "get": []},
+        headers=headers(kit, "alice"),
+    )
+    assert api.status_code == 409
+    (short,) = api.get_json()["error"]["lines"]
+    assert (short["number"], short["quantity"], short["available"]) == ("T1-001", 2, 1)
+    assert kit.trade(tid).version == 1  # nothing changed
+    ok = alice.post(
+        f"/trades/{tid}/counter",
+        data={"version": "1", field(kit, "give", "T1-001"): "1", field(kit, "get", "T1-005"): "1"},
+    )
+    assert ok.status_code == 302 and kit.trade(tid).version == 2
+    # now alice wrote the version: her line is held by it, and still counts once
+    page = alice.get(f"/trades/{tid}/counter").get_data(as_text=True)
+    assert _allowance(page, field(kit, "give", "T1-001")) == (1, 1)
+    # a line of the trade the new version can no longer take still shows, at 0
+    kit.stock("bob", "T1-005", -1, -1)
+    page = bob.get(f"/trades/{tid}/counter").get_data(as_text=True)
+    assert _allowance(page, field(kit, "give", "T1-005")) == (0, 0)

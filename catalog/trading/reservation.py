@@ -101,9 +101,14 @@ def for_trade_of(session: Session, user_id: int, printing_ids: Iterable[int]) ->
     return {(pid, ItemGrade(c, lang, f)): int(ft) for pid, c, lang, f, ft in rows}
 
 
-def available(session: Session, *, user_id: int, now: datetime) -> dict[Key, int]:
-    """Every (printing, grade) the user can still offer: for trade − held (only positive ones)."""
-    holds = held(session, giver_id=user_id, now=now)
+def available(session: Session, *, user_id: int, now: datetime, exclude_trade_id: int | None = None) -> dict[Key, int]:
+    """Every (printing, grade) the user can still offer: for trade − held (only positive ones).
+
+    ``exclude_trade_id``: what a new version of that trade may take, its own holds left out —
+    exactly what :func:`check_available` allows a counter (issue 28 §3: the counter form added
+    the trade's lines to the availability, though only its author's lines are held by it).
+    """
+    holds = held(session, giver_id=user_id, now=now, exclude_trade_id=exclude_trade_id)
     rows = session.execute(
         select(ITEM.printing_id, ITEM.condition, ITEM.language, ITEM.finish, ITEM.for_trade).where(
             ITEM.user_id == user_id, ITEM.for_trade > 0

@@ -6,7 +6,7 @@ the next write to it records the expiry.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -17,7 +17,7 @@ from sqlmodel import Session
 from catalog.collection.tables import CARD, GAME, PRINTING, SET, USER
 from catalog.models import Card, CardSet, Game, Printing, Trade, TradeEvent
 from catalog.trading.offers import effective_status, not_found
-from catalog.trading.reservation import aware
+from catalog.trading.reservation import Key, aware
 from catalog.trading.tables import EVENT, FINAL, LINE, LINE_T, OFFERED, SHIPPING, TRADE
 
 STATUS_FILTERS = ("proposed", "countered", "accepted", "completed", "declined", "cancelled", "expired", "disputed")
@@ -303,25 +303,42 @@ class OfferableRow:
 
 
 def offerable(
-    *, session: Session, user_id: int, now: datetime, printing_ids: Any = None, limit: int = 300
+    *,
+    session: Session,
+    user_id: int,
+    now: datetime,
+    printing_ids: Any = None,
+    limit: int = 300,
+    counter_of: int | None = None,
+    keep: Iterable[Key] = (),
 ) -> list[OfferableRow]:
     """What the user can offer now, by game, set and number; ``printing_ids`` (a SELECT of ids,
-    from the search language) narrows it. At most ``limit`` rows."""
+    from the search language) narrows it. At most ``limit`` rows.
+
+    ``counter_of``: what a new version of that trade may take (its own holds left out, as the
+    counter's check counts them); ``keep``: keys shown even when nothing of them is available
+    (the trade's current lines, so a counter sees what it can no longer give, at 0).
+    """
     from catalog.trading.reservation import available
 
-    left = available(session, user_id=user_id, now=now)
+    left: dict[Key, int] = dict(available(session, user_id=user_id, now=now, exclude_trade_id=counter_of))
+    kept = set(keep)
+    for key in kept:
+        left.setdefault(key, 0)
     if not left:
         return []
+    pids = sorted({k[0] for k in left})
     query = (
         select(PRINTING.id, GAME.slug, SET.code, PRINTING.number, CARD.name, PRINTING.rarity)
         .join(Card, CARD.id == PRINTING.card_id)
         .join(CardSet, SET.id == PRINTING.set_id)
         .join(Game, GAME.id == SET.game_id)
-        .where(PRINTING.id.in_(sorted({k[0] for k in left})))
+        .where(PRINTING.id.in_(pids))
     )
-    if printing_ids is not None:
-        query = query.where(PRINTING.id.in_(printing_ids))
     info = {row[0]: row for row in session.execute(query)}
+    if printing_ids is not None:
+        narrowed = set(session.scalars(select(PRINTING.id).where(PRINTING.id.in_(pids), PRINTING.id.in_(printing_ids))))
+        left = {key: n for key, n in left.items() if key[0] in narrowed or key in kept}
     rows = [
         OfferableRow(
             pid,

@@ -98,13 +98,25 @@ def _composer(
     session, now = get_session(), utcnow()
     errors: list[str] = []
     q_theirs, q_mine = request.args.get("q_theirs", ""), request.args.get("q_mine", "")
+    counter_of = trade.trade.id if trade is not None else None
+    # A counter: exactly what the new version may take, the trade's own holds left out (the
+    # check counter() makes), its current lines shown even at 0 (issue 28 §3).
     theirs = offerable(
-        session=session, user_id=partner.id, now=now, printing_ids=_filtered(partner.id, q_theirs, errors)
+        session=session,
+        user_id=partner.id,
+        now=now,
+        printing_ids=_filtered(partner.id, q_theirs, errors),
+        counter_of=counter_of,
+        keep=_keys_of(trade, partner.id),
     )
-    mine = offerable(session=session, user_id=_me(), now=now, printing_ids=_filtered(_me(), q_mine, errors))
-    if trade is not None:  # a counter: the trade's own copies count as available to it
-        theirs = _with_own(theirs, trade, partner.id)
-        mine = _with_own(mine, trade, _me())
+    mine = offerable(
+        session=session,
+        user_id=_me(),
+        now=now,
+        printing_ids=_filtered(_me(), q_mine, errors),
+        counter_of=counter_of,
+        keep=_keys_of(trade, _me()),
+    )
     return (
         render_template(
             "trades/compose.html",
@@ -121,35 +133,12 @@ def _composer(
     )
 
 
-def _with_own(rows: list[Any], view: Any, giver_id: int) -> list[Any]:
-    from dataclasses import replace
-
-    from catalog.trading.views import OfferableRow
-
-    own = {
-        f"{line.printing_id}:{line.condition}:{line.language}:{line.finish}": line
-        for line in view.lines.get(giver_id, [])
-    }
-    out = []
-    for row in rows:
-        line = own.pop(row.field, None)
-        out.append(replace(row, available=row.available + line.quantity) if line else row)
-    for line in own.values():
-        out.append(
-            OfferableRow(
-                line.printing_id,
-                line.game,
-                line.set,
-                line.number,
-                line.name,
-                line.rarity,
-                line.condition,
-                line.language,
-                line.finish,
-                line.quantity,
-            )
-        )
-    return out
+def _keys_of(view: Any, giver_id: int) -> list[tuple[int, ItemGrade]]:
+    """The (printing, grade) of each line ``giver_id`` gives in the trade shown (none: no trade)."""
+    if view is None:
+        return []
+    lines = view.lines.get(giver_id, [])
+    return [(line.printing_id, ItemGrade(line.condition, line.language, line.finish)) for line in lines]
 
 
 def _partner(name: str) -> Any:
