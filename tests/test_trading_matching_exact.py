@@ -119,7 +119,8 @@ STOCKED = ("T1-001", "T1-001", "T2-001", "T1-002")  # mostly card A's first prin
 @dataclass(frozen=True)
 class Population:
     stock: dict[tuple[str, str, ItemGrade], tuple[int, int]]  # (user, number, grade) → (quantity, for trade)
-    wants: dict[tuple[str, str, str | None], tuple[int, str, str | None, str | None]]  # (user, card, number)
+    # (user, card, number) → (quantity, worst, language, finish, in addition)
+    wants: dict[tuple[str, str, str | None], tuple[int, str, str | None, str | None, bool]]
     keep: dict[str, dict[str, int]]  # user → rarity → keep N
 
 
@@ -146,6 +147,7 @@ def populations(draw: Any) -> Population:
                 draw(st.sampled_from(CONDITIONS)),
                 draw(st.sampled_from((None, None, None, "EN"))),
                 draw(st.sampled_from((None, None, None, "闪"))),
+                number is not None and draw(st.booleans()),
             )
     keep = {who: draw(st.dictionaries(st.sampled_from(("C", "R")), st.integers(0, 2), max_size=1)) for who in NAMES}
     return Population(stock, wants, keep)
@@ -156,7 +158,8 @@ def reference(pop: Population, me: str) -> dict[str, tuple[int, int]]:
 
     def missing(who: str) -> dict[str, list[tuple[int | None, int, str | None, str | None, int]]]:
         out: dict[str, list[tuple[int | None, int, str | None, str | None, int]]] = defaultdict(list)
-        for (user, card, number), (quantity, worst, language, finish) in pop.wants.items():
+        short: dict[tuple[str, str | None], int] = {}
+        for (user, card, number), (quantity, _worst, language, finish, _) in pop.wants.items():
             if user != who:
                 continue
             owned = sum(
@@ -168,9 +171,26 @@ def reference(pop: Population, me: str) -> dict[str, tuple[int, int]]:
                 and language in (None, grade.language)
                 and finish in (None, grade.finish)
             )
-            if quantity > owned:
+            short[(card, number)] = max(0, quantity - owned)
+        for (user, card, number), (_, worst, language, finish, _extra) in pop.wants.items():
+            if user != who:
+                continue
+            need = short[(card, number)]
+            if number is None:  # issue 28 §2: less what the printing wants it covers still miss
+                need -= sum(
+                    short[(card, n)]
+                    for (u, c, n), (_, w, lang, fin, also) in pop.wants.items()
+                    if u == who
+                    and c == card
+                    and n is not None
+                    and not also
+                    and language in (None, lang)
+                    and finish in (None, fin)
+                    and RANK[w] <= RANK[worst]
+                )
+            if need > 0:
                 pid = None if number is None else hash(number)
-                out[card].append((pid, RANK[worst], language, finish, quantity - owned))
+                out[card].append((pid, RANK[worst], language, finish, need))
         return out
 
     def tradable(who: str) -> dict[str, list[_Copy]]:
@@ -212,7 +232,7 @@ def load(kit: Kit, pop: Population) -> None:
         cards = {"A": "T1-001", "B": "T1-002"}
         from catalog.models import Printing
 
-        for (who, card, number), (quantity, worst, language, finish) in pop.wants.items():
+        for (who, card, number), (quantity, worst, language, finish, extra) in pop.wants.items():
             printing = session.get(Printing, kit.pids[cards[card]])
             assert printing is not None
             set_want(
@@ -224,6 +244,7 @@ def load(kit: Kit, pop: Population) -> None:
                 min_condition=worst,
                 language=language,
                 finish=finish,
+                in_addition=extra,
                 now=NOW,
             )
     for (who, number, grade), (quantity, for_trade) in pop.stock.items():
@@ -237,7 +258,7 @@ def population_kit(engine: Engine, make_user: Any, tmp_path: Path) -> Iterator[K
 
 MINIMAL = Population(  # the issue's case: greedy counted 1 of alice's 2
     stock={("bob", "T1-001", ItemGrade("NM")): (1, 1), ("bob", "T1-001", ItemGrade("HP")): (1, 1)},
-    wants={("alice", "A", None): (1, "NM", None, None), ("alice", "A", "T1-001"): (1, "HP", None, None)},
+    wants={("alice", "A", None): (1, "NM", None, None, False), ("alice", "A", "T1-001"): (1, "HP", None, None, True)},
     keep={who: {} for who in NAMES},
 )
 
@@ -251,3 +272,29 @@ def test_find_matches_equals_the_brute_force_on_random_populations(population_ki
         with Session(population_kit.engine) as session:
             found = find_matches(session=session, user_id=population_kit.users[me], now=NOW)
         assert {m.username: (m.they_give_count, m.i_give_count) for m in found} == reference(pop, me)
+
+
+@pytest.mark.parametrize(
+    ("printing_worst", "in_addition", "counted"),
+    [
+        ("NM", False, 1),  # refines: one copy, of T1-001, serves both wants
+        ("NM", True, 2),  # wanted in addition: two
+        ("HP", False, 2),  # laxer than the card want: its copies may not serve it, counted apart
+    ],
+)
+def test_a_printing_want_refines_the_card_want(
+    population_kit: Kit, printing_worst: str, in_addition: bool, counted: int
+) -> None:
+    """Issue 28 §2: card want ×1 (at worst MP) and printing want T1-001 ×1 counted 2 missing."""
+    pop = Population(
+        stock={("bob", "T1-001", ItemGrade("NM")): (2, 2), ("bob", "T1-001", ItemGrade("HP")): (1, 1)},
+        wants={
+            ("alice", "A", None): (1, "MP", None, None, False),
+            ("alice", "A", "T1-001"): (1, printing_worst, None, None, in_addition),
+        },
+        keep={who: {} for who in NAMES},
+    )
+    load(population_kit, pop)
+    with Session(population_kit.engine) as session:
+        (match,) = find_matches(session=session, user_id=population_kit.users["alice"], now=NOW)
+    assert match.they_give_count == counted == reference(pop, "alice")["bob"][0]

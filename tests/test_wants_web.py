@@ -504,3 +504,37 @@ def test_want_language_and_finish_round_trip_through_the_card_page_and_the_list(
     assert grades_of(client, alice.id) == [(2, None, "普通")]  # nothing written
     assert client.post(f"/wants/{want_id}", data={"quantity": 2, "min_condition": "MP"}).status_code == 302
     assert grades_of(client, alice.id) == [(2, None, None)]  # a form without them: any
+
+
+def test_a_printing_want_refines_the_card_want_unless_wanted_in_addition(sample_app: Any, login: Any) -> None:
+    """Issue 28 §2: a card want ×1 and a printing want ×1 ask for one copy, of that printing
+    (2 missing before); the checkbox on the wants page stores "in addition", and shows it."""
+    client = sample_app.test_client()
+    alice = login(client, "alice")
+    with Session(engine_of(client)) as session:
+        pid = printing_id(session, "M4", "M4-001")
+    add_want(client, quantity=1, min_condition="LP")
+    add_want(client, printing_id=pid, quantity=1, min_condition="NM")
+
+    def shown() -> tuple[list[str], list[bool], str]:
+        page = client.get("/wants").get_data(as_text=True)
+        missing = re.findall(r'<td class="num missing[^"]*">([^<]+)', page)
+        boxes = re.findall(r'<input type="checkbox" name="in_addition" value="1"( checked)?>', page)
+        return [m.strip() for m in missing], [bool(b) for b in boxes], page
+
+    missing, boxes, page = shown()
+    assert missing == ["已齐", "1"] and boxes == [False]  # one copy missing in all; one box, the printing's
+    assert "另 1 张见指定印刷的需求" in page
+    with Session(engine_of(client)) as session:
+        printing_want = session.scalar(select(WantItem.id).where(WantItem.printing_id == pid))
+    form = {"quantity": 1, "min_condition": "NM", "in_addition": "1"}
+    assert client.post(f"/wants/{printing_want}", data=form).status_code == 302
+    missing, boxes, page = shown()
+    assert missing == ["1", "1"] and boxes == [True] and "见指定印刷的需求" not in page
+    with Session(engine_of(client)) as session:
+        assert session.get(WantItem, printing_want).in_addition is True
+    form.pop("in_addition")  # unticked
+    assert client.post(f"/wants/{printing_want}", data=form).status_code == 302
+    assert shown()[:2] == (["已齐", "1"], [False])
+    give(client, alice.id, "M4", "M4-001", 1)  # the printing owned: both met
+    assert shown()[0] == ["已齐", "已齐"]

@@ -36,14 +36,19 @@ class WantRow:
     number: str | None
     quantity: int
     min_condition: str
-    owned: int  # copies of the card (any printing, any condition; the want's language/finish) owned
+    # copies owned, any condition, in the want's language/finish: of the card (any printing) for a
+    # card want, of the printing for a printing want
+    owned: int
     language: str | None = None  # None: any language
     finish: str | None = None  # None: any finish
+    in_addition: bool = False  # a printing want on top of the card want (else it refines it)
+    refined_by: int = 0  # a card want: copies its printing wants still miss, counted towards it
 
     @property
     def missing(self) -> int:
-        """What is still missing: the wanted number less the copies owned (never below 0)."""
-        return max(0, self.quantity - self.owned)
+        """What is still missing: the wanted number less the copies owned, less (a card want)
+        what the printing wants refining it still miss (never below 0)."""
+        return max(0, self.quantity - self.owned - self.refined_by)
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__) | {"missing": self.missing}
@@ -76,9 +81,14 @@ def set_want(
     min_condition: str = "MP",
     language: str | None = None,
     finish: str | None = None,
+    in_addition: bool = False,
     now: datetime,
 ) -> WantItem | None:
     """Want ``quantity`` copies of a card (any printing) or of one printing; 0 removes the want.
+
+    A printing want refines the card want of the same card (its copies are some of those the
+    card want asks for) unless ``in_addition`` (issue 28 §2, :func:`refines`); ignored for a
+    card want.
 
     ``language`` / ``finish`` (any alias of grades.py's vocabularies; None or empty = any) make
     the want insist on them: only such copies count as owned or as a match (issue 13 §4).
@@ -113,6 +123,7 @@ def set_want(
         existing = WantItem(user_id=user_id, card_id=card_id, printing_id=printing_id, updated_at=now)
     existing.quantity, existing.min_condition, existing.updated_at = quantity, min_condition, now
     existing.language, existing.finish = language, finish
+    existing.in_addition = bool(in_addition) and printing_id is not None
     session.add(existing)
     session.flush()
     return existing
@@ -151,9 +162,11 @@ def update_want(
     min_condition: str,
     language: str | None = None,
     finish: str | None = None,
+    in_addition: bool = False,
     now: datetime,
 ) -> WantItem | None:
-    """Change the quantity / worst condition / language / finish of one of the user's wants (0 removes it).
+    """Change the quantity / worst condition / language / finish / "in addition" of one of the
+    user's wants (0 removes it).
 
     Another user's (or no) want → :class:`NotFound`, with nothing changed.
     """
@@ -169,7 +182,27 @@ def update_want(
         min_condition=min_condition,
         language=language,
         finish=finish,
+        in_addition=in_addition,
         now=now,
+    )
+
+
+def refines(
+    printing_want: tuple[bool, str | None, str | None, int], card_want: tuple[str | None, str | None, int]
+) -> bool:
+    """Whether a printing want's copies count towards the card want of the same card (issue 28 §2).
+
+    ``printing_want`` = (in addition, language, finish, worst condition rank), ``card_want`` =
+    (language, finish, worst condition rank). It refines the card want unless the user wants it
+    in addition, and only when every copy meeting it meets the card want too (same or stricter
+    language, finish and condition): a card want ×1 and a printing want ×1 then ask for one copy,
+    of that printing. A laxer printing want (an HP copy of P1 for a card wanted NM) is counted
+    apart, as if in addition, since its copies may not serve the card want.
+    """
+    in_addition, language, finish, worst = printing_want
+    card_language, card_finish, card_worst = card_want
+    return (
+        not in_addition and card_language in (None, language) and card_finish in (None, finish) and worst <= card_worst
     )
 
 
@@ -188,21 +221,24 @@ def owned_by_card(session: Session, user_id: int, card_ids: list[int] | None = N
     return {card_id: int(total) for card_id, total in session.execute(query)}
 
 
-def _owned_by_card_grade(session: Session, user_id: int, card_ids: list[int]) -> dict[int, dict[tuple[str, str], int]]:
-    """Copies owned per card and (language, finish): what a want's language/finish filters."""
+def _owned_by_card_grade(
+    session: Session, user_id: int, card_ids: list[int]
+) -> dict[int, dict[tuple[int, str, str], int]]:
+    """Copies owned per card and (printing, language, finish): what a want's printing,
+    language and finish filter."""
     from sqlalchemy import func
 
     if not card_ids:
         return {}
     query = (
-        select(PRINTING.card_id, ITEM.language, ITEM.finish, func.sum(ITEM.quantity))
+        select(PRINTING.card_id, PRINTING.id, ITEM.language, ITEM.finish, func.sum(ITEM.quantity))
         .join(Printing, PRINTING.id == ITEM.printing_id)
         .where(ITEM.user_id == user_id, ITEM.quantity > 0, PRINTING.card_id.in_(sorted(set(card_ids))))
-        .group_by(PRINTING.card_id, ITEM.language, ITEM.finish)
+        .group_by(PRINTING.card_id, PRINTING.id, ITEM.language, ITEM.finish)
     )
-    out: dict[int, dict[tuple[str, str], int]] = {}
-    for card_id, language, finish, total in session.execute(query):
-        out.setdefault(card_id, {})[(language, finish)] = int(total)
+    out: dict[int, dict[tuple[int, str, str], int]] = {}
+    for card_id, printing_id, language, finish, total in session.execute(query):
+        out.setdefault(card_id, {})[(printing_id, language, finish)] = int(total)
     return out
 
 
@@ -231,6 +267,7 @@ def list_wants(*, session: Session, user_id: int) -> list[WantRow]:
     for want, name, game in rows:
         assert want.id is not None
         code, number = where.get(want.printing_id, (None, None)) if want.printing_id else (None, None)
+        of = owned.get(want.card_id, {})
         out.append(
             WantRow(
                 want.id,
@@ -244,14 +281,38 @@ def list_wants(*, session: Session, user_id: int) -> list[WantRow]:
                 want.min_condition,
                 sum(
                     q
-                    for (lang, fin), q in owned.get(want.card_id, {}).items()
-                    if satisfies(want.language, want.finish, lang, fin)
+                    for (pid, lang, fin), q in of.items()
+                    if want.printing_id in (None, pid) and satisfies(want.language, want.finish, lang, fin)
                 ),
                 want.language,
                 want.finish,
+                want.in_addition,
             )
         )
-    return sorted(out, key=lambda row: _game_rank(row.game))  # stable: name order within a game
+    return sorted(_refined(out), key=lambda row: _game_rank(row.game))  # stable: name order within a game
+
+
+def _refined(rows: list[WantRow]) -> list[WantRow]:
+    """The rows with each card want's ``refined_by``: what its refining printing wants still miss."""
+    from dataclasses import replace
+
+    card_wants = {row.card_id: row for row in rows if row.printing_id is None}
+    counted: dict[int, int] = {}
+    for row in rows:
+        card = card_wants.get(row.card_id)
+        if (
+            row.printing_id is not None
+            and card is not None
+            and refines(
+                (row.in_addition, row.language, row.finish, condition_rank(row.min_condition)),
+                (card.language, card.finish, condition_rank(card.min_condition)),
+            )
+        ):
+            counted[row.card_id] = counted.get(row.card_id, 0) + row.missing
+    return [
+        replace(row, refined_by=counted[row.card_id]) if row.printing_id is None and row.card_id in counted else row
+        for row in rows
+    ]
 
 
 def _game_rank(slug: str) -> int:

@@ -167,6 +167,9 @@ class WantItem(SQLModel, table=True):
     # Issue 13 §4: the language / finish the want insists on (grades.py vocabularies); None = any.
     language: str | None = Field(default=None, max_length=8)
     finish: str | None = Field(default=None, max_length=8)
+    # Issue 28 §2: a printing want refines the card want (its copies count towards it) unless
+    # the user wants this printing on top of it. Meaningless on a card want (always False).
+    in_addition: bool = False
     updated_at: datetime
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -27,6 +27,7 @@ from sqlmodel import Session
 
 from catalog.collection.grades import CONDITIONS, ItemGrade, condition_rank
 from catalog.collection.tables import GAME, ITEM, PRINTING, SET, USER, WANT
+from catalog.collection.wants import refines
 from catalog.models import CardSet, CollectionItem, Game, Printing, User, WantItem, table_of
 from catalog.trading.reservation import Key, LineSpec, held_by
 
@@ -63,9 +64,10 @@ class _Want:
     worst: int  # condition rank
     language: str | None = None  # None: any
     finish: str | None = None  # None: any
+    in_addition: bool = False  # a printing want on top of the card want (else it may refine it)
 
 
-Wants = dict[int, list[_Want]]  # card → the wants of one user for it, printing-specific ones first
+Wants = dict[int, list[_Want]]  # card → the wants of one user for it
 
 
 def _wants(
@@ -87,7 +89,7 @@ def _wants(
     owned = func.coalesce(func.sum(ITEM.quantity), 0)
     query = (
         select(WANT.user_id, WANT.card_id, WANT.printing_id, WANT.quantity - owned, WANT.min_condition)
-        .add_columns(WANT.language, WANT.finish)
+        .add_columns(WANT.language, WANT.finish, WANT.in_addition)
         .select_from(table_of(WantItem))
         .outerjoin(
             table_of(Printing),
@@ -120,12 +122,34 @@ def _wants(
         if among is not None:
             query = query.where(WANT.user_id.in_(sorted(among)))
     out: dict[int, Wants] = defaultdict(lambda: defaultdict(list))
-    for uid, card_id, pid, need, worst, language, finish in session.execute(query):
-        out[uid][card_id].append(_Want(card_id, pid, int(need), RANK[worst], language, finish))
+    for uid, card_id, pid, need, worst, language, finish, extra in session.execute(query):
+        out[uid][card_id].append(_Want(card_id, pid, int(need), RANK[worst], language, finish, bool(extra)))
     for wants in out.values():
-        for of_card in wants.values():
-            of_card.sort(key=lambda w: w.printing_id is None)
+        for card_id in [card for card, of_card in wants.items() if len(of_card) > 1]:
+            if not (refined := _refine(wants[card_id])):
+                del wants[card_id]
+            else:
+                wants[card_id] = refined
     return out
+
+
+def _refine(of_card: list[_Want]) -> list[_Want]:
+    """The wants for one card once the printing wants refining the card want count towards it
+    (issue 28 §2): the card want misses only what they do not ask for already.
+
+    Printing wants met already never leave the database, and count 0 here, as they should.
+    """
+    card = next((w for w in of_card if w.printing_id is None), None)
+    if card is None:
+        return of_card
+    covered = sum(
+        w.need
+        for w in of_card
+        if w.printing_id is not None
+        and refines((w.in_addition, w.language, w.finish, w.worst), (card.language, card.finish, card.worst))
+    )
+    rest = [w for w in of_card if w is not card]
+    return [*rest, replace(card, need=card.need - covered)] if card.need > covered else rest
 
 
 @dataclass

@@ -74,11 +74,11 @@ def want_proxies() -> Any:
     from webapp.helpers import cache_dir, scan_dir
 
     session = get_session()
-    rows = [r for r in want_lists.list_wants(session=session, user_id=_user_id()) if r.quantity > r.owned]
+    rows = [r for r in want_lists.list_wants(session=session, user_id=_user_id()) if r.missing]
     if not rows:
         flash(_("需求列表里没有还缺的卡，没有可打印的代理。"), "error")
         return redirect(url_for("wants.wants"))
-    wanted = [(r.game, deckimages.FaceKey(r.card_id, r.set, r.number), r.quantity - r.owned) for r in rows]
+    wanted = [(r.game, deckimages.FaceKey(r.card_id, r.set, r.number), r.missing) for r in rows]
     data = proxies.proxies_of_cards(
         session=session, wanted=wanted, scan_dir=scan_dir(), cache_dir=cache_dir(), title=str(_("需求列表"))
     )
@@ -166,6 +166,7 @@ def update_want(want_id: int) -> Any:
             min_condition=request.form.get("min_condition", "MP"),
             language=request.form.get("language") or None,  # "" (任意) = any
             finish=request.form.get("finish") or None,
+            in_addition=request.form.get("in_addition") == "1",  # a printing want's checkbox
             now=utcnow(),
         )
     except want_lists.NotFound as failure:
