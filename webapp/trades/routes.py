@@ -418,6 +418,8 @@ def prices() -> Any:
 def prices_post() -> Any:
     upload = request.files.get("file")
     data = upload.stream.read(10 * 1024 * 1024 + 1) if upload else b""
+    if upload:
+        upload.close()  # a large upload is spooled to a temporary file: closed now, not at GC
     if not data:
         return render_template("trades/prices.html", error=_("请选择一个 CSV 文件")), 400
     session = get_session()
@@ -426,6 +428,6 @@ def prices_post() -> Any:
             kept = import_prices(session=session, user_id=_me(), data=data)
     except LunzangError as error:
         problems = error.problems if isinstance(error, PriceListError) else []
-        return render_template("trades/prices.html", error=localized(error), problems=problems), 400
+        return render_template("trades/prices.html", error=localized(error), problems=problems), error.status
     flash(_("价格表已导入：%(n)d 个价格", n=kept))
     return redirect(url_for("trades.prices"))
