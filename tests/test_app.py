@@ -12,8 +12,19 @@ def test_production_refuses_the_default_secret_key(database_url: str) -> None:
     with pytest.raises(ConfigurationError) as error:
         create_app({"DATABASE_URL": database_url, "LUNZANG_ENV": "production"})
     assert "SECRET_KEY" in error.value.message.zh
-    app = create_app({"DATABASE_URL": database_url, "LUNZANG_ENV": "production", "SECRET_KEY": "s3cret"})
-    assert app.config["SECRET_KEY"] == "s3cret"
+    key = "s3cret-" + "k" * 25  # 32 bytes
+    app = create_app({"DATABASE_URL": database_url, "LUNZANG_ENV": "production", "SECRET_KEY": key})
+    assert app.config["SECRET_KEY"] == key
+
+
+@pytest.mark.parametrize("key", ["s3cret", "k" * 31, "钥" * 10])  # 10 characters, 30 bytes
+def test_production_refuses_a_short_secret_key_and_says_why(database_url: str, key: str) -> None:
+    """Issue 28 §10: a 5-character key was accepted; it signs every session (forgeable offline)."""
+    with pytest.raises(ConfigurationError) as error:
+        create_app({"DATABASE_URL": database_url, "LUNZANG_ENV": "production", "SECRET_KEY": key})
+    assert "32" in error.value.message.zh and "签名" in error.value.message.zh
+    assert "brute-forced" in error.value.message.en
+    assert create_app({"DATABASE_URL": database_url, "LUNZANG_ENV": "production", "SECRET_KEY": "钥" * 11})
 
 
 @pytest.mark.parametrize("environment", [{}, {"LUNZANG_ENV": "production", "LUNZANG_PROXIES": "1"}])
@@ -54,3 +65,16 @@ def test_a_database_without_tables_gets_a_clear_503(tmp_path) -> None:
         assert "lunzang init-db" in response.get_data(as_text=True)
     api = client.get("/api/v1/cards?q=x")
     assert api.status_code == 503 and api.get_json()["error"]["code"] == "database_not_initialised"
+
+
+@pytest.mark.parametrize("args", [["serve", "--port", "5121"], ["serve", "--check"]])
+def test_serve_refuses_a_short_secret_key_before_starting(database_url: str, args: list[str]) -> None:
+    import os
+
+    from tests.deploykit import lunzang
+
+    env = {k: v for k, v in os.environ.items() if k != "LUNZANG_ENV"} | {"DATABASE_URL": database_url}
+    done = lunzang(args, env | {"SECRET_KEY": "s3cre"})
+    assert done.returncode == 2, done.stderr
+    assert "SECRET_KEY 只有 5 字节，至少需要 32 字节" in done.stderr and "brute-forced" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -111,7 +111,7 @@ def test_price_list_import_weighs_the_balance(app: Any, kit: Kit, login: Any) ->
     bad = alice.post(
         "/trades/prices", data={"file": (__import__("io").BytesIO(b"set,number,price\nT1,T1-001,abc\n"), "p.csv")}
     )
-    assert bad.status_code == 400 and "第 2 行" in bad.get_data(as_text=True)
+    assert bad.status_code == 422 and "第 2 行" in bad.get_data(as_text=True)
     ok = alice.post(
         "/trades/prices", data={"file": (__import__("io").BytesIO(b"set,number,price\nT1,T1-001,12.5\n"), "p.csv")}
     )
@@ -183,3 +183,25 @@ def test_the_counter_form_shows_and_the_server_enforces_what_the_new_version_may
     kit.stock("bob", "T1-005", -1, -1)
     page = bob.get(f"/trades/{tid}/counter").get_data(as_text=True)
     assert _allowance(page, field(kit, "give", "T1-005")) == (0, 0)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"set,number,price\nT1,T1-001," + b"9" * (5 * 1024 * 1024) + b"\n",
+        b'set,number,price\nT1,"' + b"x" * (5 * 1024 * 1024) + b'",1\n',
+        b"set,number," + b"p" * 200_000 + b"\n",
+        b"set,number,price\nT1,T1-001\x00,1\n",
+    ],
+    ids=["5 MB price", "5 MB quoted field", "huge header", "NUL"],
+)
+def test_a_price_list_the_csv_module_cannot_read_is_a_422(app: Any, kit: Kit, login: Any, body: bytes) -> None:
+    """Issue 28 §7: a field over the csv module's limit answered 500 (``_csv.Error``)."""
+    alice = app.test_client()
+    login(alice, "alice")
+    # the multipart body written here: the test client would spool a large one to a file it never closes
+    head = b'--B\r\nContent-Disposition: form-data; name="file"; filename="p.csv"\r\nContent-Type: text/csv\r\n\r\n'
+    payload = head + body + b"\r\n--B--\r\n"
+    refused = alice.post("/trades/prices", data=payload, content_type="multipart/form-data; boundary=B")
+    assert refused.status_code == 422, refused.status_code
+    assert "行" in refused.get_data(as_text=True)

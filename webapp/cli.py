@@ -205,6 +205,14 @@ def demo_synth(count: int, out: Path, seed: int) -> None:
 @with_appcontext
 def serve(host: str, port: int, workers: int, check: bool) -> None:
     """用 gunicorn 提供生产服务（需要设置 SECRET_KEY）。"""
+    from webapp.config import short_key_problem
+
+    # The key the production workers will sign with: the environment's (or the instance
+    # config's), never a generated one; refused here, before gunicorn, with the reason.
+    configured = os.environ.get("SECRET_KEY") or current_app.config.get("SECRET_KEY")
+    if problem := short_key_problem(configured):
+        click.echo(f"错误：{problem[0]}\nError: {problem[1]}", err=True)
+        raise SystemExit(2)
     if check:
         from webapp.health import checks
 

@@ -100,6 +100,23 @@ def load(app: Flask, test_config: dict[str, Any] | None = None) -> None:
 REFUSED_KEYS = {"dev", "changeme", "secret"}
 
 
+MIN_KEY_BYTES = 32  # 256 bits, as secrets.token_hex(32) gives; HMAC-SHA1 signs the sessions
+
+
+def short_key_problem(key: str | None) -> tuple[str, str] | None:
+    """Why ``key`` cannot sign production sessions (Chinese, English), or None (issue 28 §10)."""
+    size = len((key or "").encode("utf-8"))
+    if size >= MIN_KEY_BYTES:
+        return None
+    return (
+        f"SECRET_KEY 只有 {size} 字节，至少需要 {MIN_KEY_BYTES} 字节：它为登录会话签名，短的密钥可以被离线暴力猜出，"
+        "猜出的人能冒充任何用户。生成一个：python -c 'import secrets; print(secrets.token_hex(32))'",
+        f"SECRET_KEY has {size} bytes, at least {MIN_KEY_BYTES} are needed: it signs the sign-in sessions, and a "
+        "short key can be brute-forced offline, letting whoever finds it act as any user. Make one with: "
+        "python -c 'import secrets; print(secrets.token_hex(32))'",
+    )
+
+
 def _secret_key(app: Flask) -> None:
     """Refuse a known key; without one, read (or on first run create) the instance's own.
 
@@ -111,6 +128,8 @@ def _secret_key(app: Flask) -> None:
             f"SECRET_KEY 不能是公开的默认值「{key}」：请设置一个随机值，或删去它以自动生成",
             f"SECRET_KEY must not be the well-known {key!r}: set a random value, or unset it to generate one",
         )
+    if key and app.config["LUNZANG_ENV"] == "production" and (problem := short_key_problem(key)):
+        raise ConfigurationError.from_text(*problem)
     if key:
         return
     if app.config["LUNZANG_ENV"] == "production":

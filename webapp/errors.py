@@ -78,6 +78,20 @@ def init_app(app: Flask) -> None:
             return error_body("too_large", zh, f"the request body is too large (limit {limit:.0f} MB)"), 413
         return render_template("error.html", title=_("文件太大"), message=zh), 413
 
+    @app.errorhandler(LunzangError)
+    def domain_error(error: LunzangError) -> Any:
+        # A domain error no view caught (a number that is not one: catalog.numbers.BadNumber):
+        # its own status and message, the request's writes dropped.
+        if _wants_api():
+            return domain_error_json(error)
+        from flask import g
+
+        from webapp.helpers import localized
+
+        if g.get("db_session") is not None:
+            g.db_session.rollback()  # kept: the page still shows the signed-in user
+        return render_template("error.html", title=_("无法处理的输入"), message=localized(error)), error.status
+
     @app.errorhandler(ConfigurationError)
     def unavailable(error: ConfigurationError) -> Any:
         return render_template("error.html", title=_("数据库不可用"), message=error.message.zh), error.status

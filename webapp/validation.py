@@ -12,7 +12,8 @@ body) is checked once, so no route can fail on them with a 500:
 - JSON: at most :data:`MAX_JSON_DEPTH` levels (the parser would recurse 100,000 deep); ``id``
   and ``*_id`` integers at most 2³¹−1 (other numbers: each field's own range).
 
-A refused request gets 400 with a message naming the field (JSON under ``/api/``).
+A refused request gets 400 with a message naming the field (JSON under ``/api/``); a path value
+with NUL or a lone surrogate names nothing: 404 saying why (issue 28 §6), for every route.
 """
 
 from __future__ import annotations
@@ -122,12 +123,32 @@ def validate_request() -> None:
         check_json(data)
 
 
+def unusable_path_value() -> str | None:
+    """The name of a path value no storage takes (NUL, a lone surrogate), else None (issue 28 §6).
+
+    Checked here, once, before any view: a string or path converter takes any character, and a
+    view that looks the value up (a user, a card, a store) would hand it to PostgreSQL.
+    """
+    for name, value in (request.view_args or {}).items():
+        if isinstance(value, str) and _BAD_TEXT.search(value):
+            return name
+    return None
+
+
 def init_app(app: Flask) -> None:
     """Install the path converter and the check; call before the blueprints are registered."""
     app.url_map.converters["int"] = IdConverter
 
     @app.before_request
     def refuse_unusable_input() -> Any:
+        if unusable_path_value() is not None:  # names nothing: 404, with why
+            zh, en = "路径中含有不可用的字符（控制字符或不成对的代理码）", "the path holds an unusable character"
+            if request.path.startswith("/api/"):
+                from webapp.errors import error_body
+
+                return jsonify(error_body("not_found", zh, en)), 404
+            message = _("路径中含有不可用的字符（控制字符或不成对的代理码）")
+            return render_template("error.html", title=_("页面不存在"), message=message), 404
         try:
             validate_request()
         except InvalidInput as error:

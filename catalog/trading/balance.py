@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from sqlalchemy import delete, select
 from sqlmodel import Session
@@ -29,6 +30,7 @@ MAX_PRICE_ROWS = 20_000
 
 class PriceListError(LunzangError):
     code = "bad_price_list"
+    status = 422  # a file that cannot be imported, as the collection import answers
 
     def __init__(self, message: Message, problems: list[tuple[int, str, Message]] | None = None) -> None:
         super().__init__(message)
@@ -70,13 +72,33 @@ def balance_of(session: Session, *, viewer_id: int | None, sides: dict[int, list
     return result
 
 
+def _rows(reader: Any) -> Iterator[list[str]]:
+    """The reader's rows; one the csv module cannot read (a field over its 131,072-character
+    limit, a NUL byte) refuses the file with its line instead of failing the request."""
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            line = reader.line_num
+            problem = Message(f"这一行无法读取：{error}", f"this line cannot be read: {error}")
+            raise PriceListError(
+                Message(
+                    f"价格表第 {line} 行无法读取：{error}", f"line {line} of the price list cannot be read: {error}"
+                ),
+                [(line, "-", problem)],
+            ) from error
+        yield row
+
+
 def import_prices(*, session: Session, user_id: int, data: bytes) -> int:
     """Replace the user's price list with a CSV ``set,number,price`` (all or nothing).
 
     Every bad row is reported (line, column, message) and nothing is written. Returns the rows kept.
     """
     text = decode(data)
-    reader = csv.reader(io.StringIO(text))
+    reader = _rows(csv.reader(io.StringIO(text, newline="")))
     header = [h.strip().lower() for h in next(reader, [])]
     if header[:3] != ["set", "number", "price"]:
         raise PriceListError(

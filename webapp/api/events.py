@@ -18,6 +18,7 @@ from catalog.errors import LunzangError
 from catalog.events import registration as reg
 from catalog.events import running, views
 from catalog.models import Event, Registration
+from catalog.numbers import BadNumber, parse_int
 from webapp.api import ApiError, bp
 from webapp.api.auth import api_user, require_api_user
 from webapp.api.openapi import PATHS, SCHEMAS
@@ -48,9 +49,10 @@ def _round_arg() -> int | None:
     raw = request.args.get("round")
     if raw is None:
         return None
-    if not raw.isdigit() or len(raw) > 4:
-        raise ApiError(400, "bad_parameter", "round 应为整数", "round must be a whole number")
-    return int(raw)
+    try:
+        return parse_int(raw, field="round", high=9999)
+    except BadNumber as error:
+        raise ApiError(400, "bad_parameter", error.message.zh, error.message.en) from error
 
 
 def _body() -> dict[str, Any]:
@@ -61,10 +63,11 @@ def _body() -> dict[str, Any]:
 
 
 def _int(body: dict[str, Any], key: str, default: int | None = None) -> int:
+    """A JSON integer bounded by its column (2³¹−1): else 400 naming the key."""
     value = body.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int):
         raise ApiError(400, "bad_request", f"{key} 应为整数", f"'{key}' must be a whole number")
-    return value
+    return parse_int(value, field=key)
 
 
 def registration_data(entry: Registration, *, with_deck: bool) -> dict[str, Any]:

@@ -28,7 +28,8 @@ from catalog.events import registration as reg
 from catalog.events.export import event_csv, event_workbook, season_csv, season_workbook
 from catalog.events.registration import EventError
 from catalog.models import Event, Match
-from webapp.cli_support import friendly
+from catalog.numbers import BadNumber, parse_int
+from webapp.cli_support import ID, StrictInt, friendly
 from webapp.db import get_engine
 
 MAX_FILE = 1_000_000
@@ -55,9 +56,13 @@ def _read_text(path: str) -> str:
     if len(raw) > MAX_FILE:
         raise EventError(Message(f"文件 {path} 太大（上限 1 MB）", f"{path} is too large (1 MB)"))
     try:
-        return raw.decode("utf-8-sig")
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise EventError(Message(f"文件 {path} 不是 UTF-8 文本", f"{path} is not UTF-8")) from error
+    if "\x00" in text:  # no text column takes it (PostgreSQL refuses NUL)
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise EventError(Message(f"文件 {path} 第 {line} 行含有 NUL 字符", f"{path} line {line} holds a NUL byte"))
+    return text
 
 
 def _event(session: Session, event_id: int) -> Event:
@@ -65,7 +70,15 @@ def _event(session: Session, event_id: int) -> Event:
 
 
 def _csv_rows(text: str, columns: tuple[str, ...]) -> list[dict[str, str]]:
-    reader = csv.DictReader(io.StringIO(text))
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        return _read_rows(reader, columns)
+    except csv.Error as error:  # a field over the csv module's limit
+        line = reader.reader.line_num  # the DictReader's own count lags a row behind
+        raise EventError(Message(f"第 {line} 行无法读取：{error}", f"line {line} cannot be read: {error}")) from error
+
+
+def _read_rows(reader: csv.DictReader[str], columns: tuple[str, ...]) -> list[dict[str, str]]:
     header = [h.strip() for h in reader.fieldnames or []]
     missing = [c for c in columns if c not in header]
     if missing:
@@ -81,12 +94,11 @@ def _csv_rows(text: str, columns: tuple[str, ...]) -> list[dict[str, str]]:
 
 
 def _int(value: str, what: str, line: int) -> int:
+    """A number of a CSV cell (:func:`catalog.numbers.parse_int`), refused with its line."""
     try:
-        return int(value)
-    except ValueError as error:
-        raise EventError(
-            Message(f"第 {line} 行：{what}「{value}」不是整数", f"line {line}: {what} is not a number")
-        ) from error
+        return parse_int(value, field=what)
+    except BadNumber as error:
+        raise EventError(Message(f"第 {line} 行：{error.message.zh}", f"line {line}: {error.message.en}")) from error
 
 
 def _pairings_json(event: Event, number: int, tables: list[Match], names: dict[int, str]) -> dict[str, Any]:
@@ -113,7 +125,7 @@ def _names(session: Session, event: Event) -> dict[int, str]:
 @click.option("--game", required=True, help="游戏（samsara 等）。")
 @click.option("--format", "format_code", default="", help="赛制代码。")
 @click.option("--date", "day", required=True, help="日期 YYYY-MM-DD。")
-@click.option("--rounds", type=int, default=None, help="轮数（省略时按人数取 MTR 附录 E）。")
+@click.option("--rounds", type=ID, default=None, help="轮数（省略时按人数取 MTR 附录 E）。")
 @click.option("--organizer", default=None, help="主办者用户名（需 organizer 或 admin 角色）。")
 @click.option("--season", "season_code", default=None, help="赛季代码。")
 @click.option("--store", default="", help="店铺（白银宝箱记在店铺名下）。")
@@ -163,7 +175,7 @@ def create_command(
 
 
 @event_group.command("register")
-@click.argument("event_id", type=int)
+@click.argument("event_id", type=ID)
 @click.argument("player")
 @click.option("--deck", "deck_file", default=None, help="卡组文件（文本或 JSON，“-” 为标准输入）。")
 @click.option("--user", "username", default=None, help="选手的账号。")
@@ -190,8 +202,8 @@ def register_command(event_id: int, player: str, deck_file: str | None, username
 
 
 @event_group.command("pair")
-@click.argument("event_id", type=int)
-@click.option("--seed", type=click.IntRange(0, running.MAX_SEED), default=None, help="随机种子（省略时随机并显示）。")
+@click.argument("event_id", type=ID)
+@click.option("--seed", type=StrictInt(0, running.MAX_SEED), default=None, help="随机种子（省略时随机并显示）。")
 @click.option("--from", "from_file", default=None, help="从 CSV（table,player_a,player_b）导入本轮配对。")
 @click.option("--json", "as_json", is_flag=True, help="以 JSON 输出。")
 @with_appcontext
@@ -223,19 +235,22 @@ def pair_command(event_id: int, seed: int | None, from_file: str | None, as_json
 
 def _parse_result(text: str) -> tuple[int, int, int]:
     parts = text.replace("–", "-").split("-")
-    if len(parts) not in (2, 3) or not all(p.strip().isdigit() for p in parts):
+    try:
+        if len(parts) not in (2, 3):
+            raise BadNumber(Message("", ""), "result")
+        wins = [parse_int(p, field="result", high=99) for p in parts] + ([0] if len(parts) == 2 else [])
+    except BadNumber as error:
         raise EventError(
             Message(f"结果「{text}」应写作 胜-负-平，如 2-1-0", f"result '{text}' must be W-L-D like 2-1-0")
-        )
-    wins = [int(p) for p in parts] + ([0] if len(parts) == 2 else [])
+        ) from error
     return wins[0], wins[1], wins[2]
 
 
 @event_group.command("report")
-@click.argument("event_id", type=int)
-@click.option("--round", "round_number", type=int, required=True, help="轮次。")
+@click.argument("event_id", type=ID)
+@click.option("--round", "round_number", type=ID, required=True, help="轮次。")
 @click.option("--file", "result_file", default=None, help="CSV：table,player_a,player_b,wins_a,wins_b,draws。")
-@click.option("--table", type=int, default=None, help="桌号（与 --result 一起用）。")
+@click.option("--table", type=ID, default=None, help="桌号（与 --result 一起用）。")
 @click.option("--result", default=None, help="该桌结果 A胜-B胜-平，如 2-1-0。")
 @with_appcontext
 @friendly
@@ -281,7 +296,7 @@ def report_command(
 
 
 @event_group.command("drop")
-@click.argument("event_id", type=int)
+@click.argument("event_id", type=ID)
 @click.argument("player")
 @with_appcontext
 @friendly
@@ -296,8 +311,8 @@ def drop_command(event_id: int, player: str) -> None:
 
 
 @event_group.command("standings")
-@click.argument("event_id", type=int)
-@click.option("--round", "round_number", type=int, default=None, help="第几轮之后的排名（默认最新）。")
+@click.argument("event_id", type=ID)
+@click.option("--round", "round_number", type=ID, default=None, help="第几轮之后的排名（默认最新）。")
 @click.option("--json", "as_json", is_flag=True, help="以 JSON 输出。")
 @with_appcontext
 @friendly
@@ -318,7 +333,7 @@ def standings_command(event_id: int, round_number: int | None, as_json: bool) ->
 
 
 @event_group.command("finish")
-@click.argument("event_id", type=int)
+@click.argument("event_id", type=ID)
 @with_appcontext
 @friendly
 def finish_command(event_id: int) -> None:
@@ -334,7 +349,7 @@ def finish_command(event_id: int) -> None:
 
 
 @event_group.command("export")
-@click.argument("event_id", type=int)
+@click.argument("event_id", type=ID)
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path), help="FILE.xlsx 或 FILE.csv。")
 @with_appcontext
 @friendly
@@ -365,8 +380,8 @@ def season_group() -> None:
 @season_group.command("create")
 @click.argument("code")
 @click.option("--name", default="", help="赛季名称。")
-@click.option("--cut", "cut_top", type=int, default=1, show_default=True, help="积分前 N 名获得国冠资格。")
-@click.option("--qualifier-top", type=int, default=0, show_default=True, help="预选赛前 K 名获得资格。")
+@click.option("--cut", "cut_top", type=ID, default=1, show_default=True, help="积分前 N 名获得国冠资格。")
+@click.option("--qualifier-top", type=ID, default=0, show_default=True, help="预选赛前 K 名获得资格。")
 @click.option("--points", "points_rule", default="match_points", type=click.Choice(sorted(seasons.POINTS_RULES)))
 @with_appcontext
 @friendly

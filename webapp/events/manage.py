@@ -26,6 +26,7 @@ from catalog.events.rounds import recommended_rounds, recommended_top_cut
 from catalog.events.standings import TIEBREAKERS
 from catalog.games import DEFAULT_GAME, GAMES
 from catalog.models import Event
+from catalog.numbers import INT32, parse_optional_int
 from webapp import timezones
 from webapp.db import get_session
 from webapp.events import bp
@@ -181,7 +182,7 @@ def manage_action(event_id: int, action: str) -> Any:
             flash(_("报名已截止，卡组已锁定"))
         elif action == "pair":
             seed_text = form.get("seed", "").strip()
-            seed = _form_int("seed", digits=19) if seed_text else secrets.randbelow(running.MAX_SEED)
+            seed = _form_int("seed", high=running.MAX_SEED) if seed_text else secrets.randbelow(running.MAX_SEED)
             round_row, _tables = running.pair_next_round(session=session, event=event, seed=seed, now=now)
             flash(_("第 %(n)d 轮已配对（种子 %(seed)d）", n=round_row.number, seed=seed))
         elif action == "result":
@@ -259,7 +260,7 @@ def exchange_edit(store: str) -> Any:
         if form.get("action") == "redeem":
             prizes.redeem(
                 session=session, store=store[:100], player_key=form.get("player", "")[:80],
-                item_id=_form_int("item"), quantity=_form_int("quantity", 1), today=today, now=utcnow(),
+                item_id=_form_int("item", high=INT32), quantity=_form_int("quantity", 1), today=today, now=utcnow(),
                 by_user_id=current_user.id,
             )  # fmt: skip
             flash(_("已兑换"))
@@ -274,7 +275,7 @@ def exchange_edit(store: str) -> Any:
             prizes.set_exchange_item(
                 session=session, store=store[:100], name=form.get("name", ""), price=_form_int("price"),
                 valid_from=valid_from, valid_until=valid_until, now=utcnow(),
-                item_id=int(item_id) if item_id.isdigit() else None,
+                item_id=parse_optional_int(item_id, field="item"),
             )  # fmt: skip
             flash(_("兑换列表已更新"))
     except LunzangError as error:

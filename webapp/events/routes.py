@@ -26,6 +26,7 @@ from catalog.events.pairing import PAIRING_SYSTEMS
 from catalog.events.standings import TIEBREAKERS
 from catalog.games import GAMES
 from catalog.models import Event
+from catalog.numbers import parse_int
 from webapp.db import get_session
 from webapp.events import bp
 from webapp.helpers import localized, utcnow
@@ -255,14 +256,12 @@ def report(event_id: int) -> Any:
     return redirect(back, code=303)
 
 
-def _form_int(name: str, default: int | None = None, *, digits: int = 6) -> int:
-    """A whole number from the form (at most ``digits`` digits: bounded work), else an error."""
+def _form_int(name: str, default: int | None = None, *, high: int = 999_999) -> int:
+    """A whole number from the form (ASCII digits, at most ``high`` either way), else BadNumber."""
     raw = request.form.get(name, "").strip()
     if not raw and default is not None:
         return default
-    if not (raw.lstrip("-").isascii() and raw.lstrip("-").isdigit()) or len(raw.lstrip("-")) > digits:
-        raise reg.EventError(reg.Message(f"「{name}」应为整数", f"'{name}' must be a whole number"))
-    return int(raw)
+    return parse_int(raw, field=name, low=-high, high=high)
 
 
 @bp.get("/events/mine")

@@ -16,6 +16,7 @@ from flask_login import current_user, login_required
 from catalog import accounts
 from catalog.collection.grades import ItemGrade
 from catalog.errors import LunzangError
+from catalog.numbers import INT32, parse_int, parse_optional_int
 from catalog.search import QueryError, printing_ids_matching
 from catalog.trading import (
     LineSpec,
@@ -31,6 +32,7 @@ from catalog.trading import (
 )
 from catalog.trading.balance import PriceListError, balance_of, import_prices
 from catalog.trading.errors import TradeConflict
+from catalog.trading.lines import MAX_QUANTITY
 from catalog.trading.matching import find_matches
 from catalog.trading.reputation import feedback_given, leave_feedback, reputation_of
 from catalog.trading.views import TABS, action_count, list_trades, offerable, trade_view
@@ -72,13 +74,16 @@ def inbox() -> Any:
     return render_template("trades/inbox.html", views=views, tab=tab, counts=counts, me=_me())
 
 
-def _parse_prefill(values: list[str]) -> dict[str, int]:
-    """``pid:cond:lang:finish:qty`` pairs from a match link → field → quantity."""
+def _parse_prefill(side: str, values: list[str]) -> dict[str, int]:
+    """``pid:cond:lang:finish:qty`` pairs from a match link → field → quantity (a number that is
+    not one: :class:`~catalog.numbers.BadNumber`, a 400)."""
     out: dict[str, int] = {}
     for value in values[:MAX_FIELDS]:
         key, _sep, qty = value.rpartition(":")
-        if key and qty.isdigit():
-            out[key] = int(qty)
+        if not key:
+            continue
+        parse_int(key.partition(":")[0], field=f"{side}={value}", low=1)  # the printing id
+        out[key] = parse_int(qty, field=f"{side}={value}", high=MAX_QUANTITY)
     return out
 
 
@@ -158,7 +163,7 @@ def compose() -> Any:
     if partner.id == _me():
         flash(_("不能和自己交易"))
         return redirect(url_for("trades.inbox"))
-    chosen = {"get": _parse_prefill(request.args.getlist("get")), "give": _parse_prefill(request.args.getlist("give"))}
+    chosen = {side: _parse_prefill(side, request.args.getlist(side)) for side in ("get", "give")}
     return _composer(partner=partner, chosen=chosen)
 
 
@@ -170,16 +175,16 @@ def _lines_from_form(prefix: str) -> tuple[list[LineSpec], dict[str, int], str |
         if not name.startswith(prefix + ":") or not raw.strip():
             continue
         parts = name.split(":")
-        if len(parts) != 5 or not parts[1].isdigit():
+        if len(parts) != 5:
             return [], chosen, _("表单字段无效")
-        try:
-            quantity = int(raw)
-        except ValueError:
-            return [], chosen, _("数量必须是整数")
+        # the printing id of the name and the typed quantity: ASCII digits, within the column
+        # (BadNumber → 400); a negative quantity is left to the domain's own message
+        printing_id = parse_int(parts[1], field=name, low=1)
+        quantity = parse_int(raw, field=name, low=-INT32)
         chosen[":".join(parts[1:])] = quantity
         if quantity == 0:
             continue
-        lines.append(LineSpec(int(parts[1]), ItemGrade(parts[2], parts[3], parts[4]), quantity))
+        lines.append(LineSpec(printing_id, ItemGrade(parts[2], parts[3], parts[4]), quantity))
     return lines, chosen, None
 
 
@@ -297,8 +302,7 @@ def counter_post(trade_id: int) -> Any:
 
 
 def _form_version() -> int:
-    raw = request.form.get("version", "")
-    return int(raw) if raw.isdigit() else 0
+    return parse_optional_int(request.form.get("version"), field="version") or 0
 
 
 def _act(trade_id: int, action: Any, done: str) -> Any:
@@ -403,6 +407,8 @@ def prices() -> Any:
 def prices_post() -> Any:
     upload = request.files.get("file")
     data = upload.stream.read(10 * 1024 * 1024 + 1) if upload else b""
+    if upload:
+        upload.close()  # a large upload is spooled to a temporary file: closed now, not at GC
     if not data:
         return render_template("trades/prices.html", error=_("请选择一个 CSV 文件")), 400
     session = get_session()
@@ -411,6 +417,6 @@ def prices_post() -> Any:
             kept = import_prices(session=session, user_id=_me(), data=data)
     except LunzangError as error:
         problems = error.problems if isinstance(error, PriceListError) else []
-        return render_template("trades/prices.html", error=localized(error), problems=problems), 400
+        return render_template("trades/prices.html", error=localized(error), problems=problems), error.status
     flash(_("价格表已导入：%(n)d 个价格", n=kept))
     return redirect(url_for("trades.prices"))
