@@ -53,6 +53,7 @@ class PrintingInfo:
     rarity: str
     # every other name the card is stored under, folded: the English name, the pinyin
     other_names: frozenset[str] = frozenset()
+    initials: str = ""  # the pinyin initials (``swk``): a last resort, as in decklists and search
 
     def is_named(self, text: str) -> bool:
         """Whether ``text`` is one of the card's names: as stored (folded: script, width, case,
@@ -89,6 +90,7 @@ def _printing_rows() -> Any:
         CARD.name_key,
         CARD.name_en,
         CARD.pinyin,
+        CARD.initials,
     ).join(Card, CARD.id == PRINTING.card_id)
 
 
@@ -149,7 +151,7 @@ class PrintingIndex:
             self.by_card_name.setdefault(key, [])
         for start in range(0, len(keys), 900):
             chunk = keys[start : start + 900]
-            query = _printing_rows().where(CARD.name_key.in_(chunk) | CARD.pinyin.in_(chunk))
+            query = _printing_rows().where(CARD.name_key.in_(chunk) | CARD.pinyin.in_(chunk) | CARD.initials.in_(chunk))
             self._add(self.session.execute(query), only_names=True, wanted=set(chunk))
         missing = {k for k in keys if not self.by_card_name[k]}
         if missing and any(k.isascii() for k in missing):
@@ -161,11 +163,11 @@ class PrintingIndex:
                 self._add(self.session.execute(query), only_names=True, wanted=missing)
 
     def _add(self, rows: Iterable[Any], only_names: bool = False, wanted: set[str] | None = None) -> None:
-        for pid, card_id, set_id, number, number_key, rarity, name, name_key, name_en, pinyin in rows:
+        for pid, card_id, set_id, number, number_key, rarity, name, name_key, name_en, pinyin, initials in rows:
             others = frozenset(k for k in (fold(name_en or ""), pinyin or "") if k)
-            info = PrintingInfo(pid, card_id, self.sets[set_id], number, name, rarity, others)
+            info = PrintingInfo(pid, card_id, self.sets[set_id], number, name, rarity, others, initials or "")
             if only_names:
-                for key in {name_key, *others}:
+                for key in {name_key, *others, initials or name_key}:
                     if wanted is None or key in wanted:
                         hits = self.by_card_name.setdefault(key, [])
                         if info not in hits:
@@ -176,6 +178,17 @@ class PrintingIndex:
             self.in_set_by_name.setdefault((set_id, name_key), []).append(info)
             for key in others:
                 self.in_set_by_name.setdefault((set_id, key), []).append(info)
+
+    def named(self, name: str, game: str | None = None) -> list[PrintingInfo]:
+        """The loaded printings of the cards ``name`` names, in the order decklists try: the
+        Chinese name (either script), else the English name or pinyin, else the initials."""
+        key = fold(name)
+        hits = [h for h in self.by_card_name.get(key, []) if game is None or h.set.game == game]
+        for keep in (lambda h: fold(h.name) == key, lambda h: key in h.other_names):
+            chosen = [h for h in hits if keep(h)]
+            if chosen:
+                return chosen
+        return hits
 
     def find_number(self, card_set: SetInfo, number: str) -> PrintingInfo | None:
         """The printing of ``card_set`` a written number means: as written, with the set's prefix,
@@ -254,7 +267,7 @@ class PrintingIndex:
         if not name:
             raise UnknownPrinting(Message("请填写系列和编号，或卡名", "give set and number, or a name"), "set")
         self.load_names([name])
-        hits = [h for h in self.by_card_name.get(fold(name), []) if game is None or h.set.game == game]
+        hits = self.named(name, game)
         if len(hits) == 1:
             return hits[0]
         if not hits:
