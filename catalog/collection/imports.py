@@ -53,6 +53,7 @@ class CollectionImportReport:
     preset_label: str = ""  # the tool recognised, for people ("Deckbox (classic)")
     ignored_columns: list[str] = field(default_factory=list)  # columns as written that were not read
     mapped: bool = False  # the columns were named by the user's mapping
+    header: list[str] = field(default_factory=list)  # the header row as written
     source: dict[str, str] = field(default_factory=dict)  # kind (csv/xlsx), encoding, delimiter, sheet
     rows: int = 0  # data rows read
     merged: int = 0  # rows folded into an earlier identical (printing, grade) row
@@ -223,6 +224,7 @@ def import_collection(
         preset_label=parsed.label,
         ignored_columns=parsed.ignored,
         mapped=parsed.mapped,
+        header=parsed.header,
         source=parsed.source,
         rows=row_count,
         merged=row_count - len(merged),
