@@ -53,12 +53,28 @@ class PrintingInfo:
     rarity: str
     # every other name the card is stored under, folded: the English name, the pinyin
     other_names: frozenset[str] = frozenset()
+    initials: str = ""  # the pinyin initials (``swk``): a last resort, as in decklists and search
 
     def is_named(self, text: str) -> bool:
         """Whether ``text`` is one of the card's names: as stored (folded: script, width, case,
         spaces), its English name (KeyForge ``name_en``) or its pinyin (``Sun Wukong``)."""
         key = fold(text)
         return key == fold(self.name) or key in self.other_names
+
+
+def number_tail(number: str) -> str:
+    """A collector number as people shorten it: the part after the last hyphen, a number
+    compared as a number (``M4-017``, ``017``, ``17`` and ``m4-17`` all give ``17``)."""
+    part = fold(number).rsplit("-", 1)[-1]
+    return (part.lstrip("0") or part) if part.isdigit() else part
+
+
+def number_candidates(code: str, number: str) -> tuple[str, ...]:
+    """The folded keys a number written for set ``code`` may mean, best first: as written, then
+    with the set's prefix (``001`` in M4 → ``m4-001``)."""
+    key = fold(number)
+    prefixed = fold(f"{code}-{number}")
+    return (key,) if key.startswith(fold(code)) else (key, prefixed)
 
 
 def _printing_rows() -> Any:
@@ -74,6 +90,7 @@ def _printing_rows() -> Any:
         CARD.name_key,
         CARD.name_en,
         CARD.pinyin,
+        CARD.initials,
     ).join(Card, CARD.id == PRINTING.card_id)
 
 
@@ -94,6 +111,7 @@ class PrintingIndex:
             self.by_code.setdefault(code_key, []).append(info)
             self.by_set_name.setdefault(fold(name), []).append(info)
         self.numbers: dict[tuple[int, str], PrintingInfo] = {}
+        self.by_tail: dict[tuple[int, str], list[PrintingInfo]] = {}
         self.in_set_by_name: dict[tuple[int, str], list[PrintingInfo]] = {}
         self.by_card_name: dict[str, list[PrintingInfo]] = {}
         self._loaded_sets: set[int] = set()
@@ -124,30 +142,76 @@ class PrintingIndex:
         self._add(self.session.execute(query))
 
     def load_names(self, names: Iterable[str]) -> None:
-        """Load every printing of the cards with these (folded) names."""
+        """Load every printing of the cards with these names: folded Chinese (either script),
+        pinyin (``sunwukong``) or English (``Sun Wukong``), the names search accepts."""
         keys = sorted({fold(n) for n in names} - set(self.by_card_name))
+        if not keys:
+            return
+        for key in keys:
+            self.by_card_name.setdefault(key, [])
         for start in range(0, len(keys), 900):
             chunk = keys[start : start + 900]
-            query = _printing_rows().where(CARD.name_key.in_(chunk))
-            for key in chunk:
-                self.by_card_name.setdefault(key, [])
-            self._add(self.session.execute(query), only_names=True)
+            query = _printing_rows().where(CARD.name_key.in_(chunk) | CARD.pinyin.in_(chunk) | CARD.initials.in_(chunk))
+            self._add(self.session.execute(query), only_names=True, wanted=set(chunk))
+        missing = {k for k in keys if not self.by_card_name[k]}
+        if missing and any(k.isascii() for k in missing):
+            # English names are stored as written (no folded column): the cards that have one, once
+            english = dict(self.session.execute(select(CARD.id, CARD.name_en).where(CARD.name_en != "")).all())
+            ids = [card_id for card_id, name_en in english.items() if fold(name_en) in missing]
+            for start in range(0, len(ids), 900):
+                query = _printing_rows().where(CARD.id.in_(ids[start : start + 900]))
+                self._add(self.session.execute(query), only_names=True, wanted=missing)
 
-    def _add(self, rows: Iterable[Any], only_names: bool = False) -> None:
-        for pid, card_id, set_id, number, number_key, rarity, name, name_key, name_en, pinyin in rows:
+    def _add(self, rows: Iterable[Any], only_names: bool = False, wanted: set[str] | None = None) -> None:
+        for pid, card_id, set_id, number, number_key, rarity, name, name_key, name_en, pinyin, initials in rows:
             others = frozenset(k for k in (fold(name_en or ""), pinyin or "") if k)
-            info = PrintingInfo(pid, card_id, self.sets[set_id], number, name, rarity, others)
+            info = PrintingInfo(pid, card_id, self.sets[set_id], number, name, rarity, others, initials or "")
             if only_names:
-                self.by_card_name.setdefault(name_key, []).append(info)
+                for key in {name_key, *others, initials or name_key}:
+                    if wanted is None or key in wanted:
+                        hits = self.by_card_name.setdefault(key, [])
+                        if info not in hits:
+                            hits.append(info)
                 continue
             self.numbers[(set_id, number_key)] = info
+            self.by_tail.setdefault((set_id, number_tail(number)), []).append(info)
             self.in_set_by_name.setdefault((set_id, name_key), []).append(info)
+            for key in others:
+                self.in_set_by_name.setdefault((set_id, key), []).append(info)
 
-    def resolve(self, *, set_text: str, number: str, name: str, game: str | None = None) -> PrintingInfo:
+    def named(self, name: str, game: str | None = None) -> list[PrintingInfo]:
+        """The loaded printings of the cards ``name`` names, in the order decklists try: the
+        Chinese name (either script), else the English name or pinyin, else the initials."""
+        key = fold(name)
+        hits = [h for h in self.by_card_name.get(key, []) if game is None or h.set.game == game]
+        for keep in (lambda h: fold(h.name) == key, lambda h: key in h.other_names):
+            chosen = [h for h in hits if keep(h)]
+            if chosen:
+                return chosen
+        return hits
+
+    def find_number(self, card_set: SetInfo, number: str) -> PrintingInfo | None:
+        """The printing of ``card_set`` a written number means: as written, with the set's prefix,
+        or by its tail when one printing has it (``1`` = ``001`` = ``M4-001``; loads the set)."""
+        self.load_sets([card_set.id])
+        for key in number_candidates(card_set.code, number):
+            found = self.numbers.get((card_set.id, key))
+            if found is not None:
+                return found
+        hits = self.by_tail.get((card_set.id, number_tail(number)), [])
+        return hits[0] if len(hits) == 1 else None
+
+    def resolve(
+        self, *, set_text: str, number: str, name: str, game: str | None = None, set_name: str = ""
+    ) -> PrintingInfo:
         """The one printing the cells name, or :class:`UnknownPrinting` with the column at fault.
 
-        Call :meth:`load_sets` / :meth:`load_names` first for the sets and names involved.
+        The set by its code (any case) or name (either script); ``set_name``, when the file has
+        both columns, is tried when the code names no set. Call :meth:`load_sets` /
+        :meth:`load_names` first for the sets and names involved.
         """
+        if not set_text or (set_name and not self.find_sets(set_text, game) and self.find_sets(set_name, game)):
+            set_text = set_name or set_text
         if set_text:
             sets = self.find_sets(set_text, game)
             if not sets:
@@ -164,7 +228,7 @@ class PrintingIndex:
             card_set = sets[0]
             self.load_sets([card_set.id])
             if number:
-                found = self.numbers.get((card_set.id, fold(number)))
+                found = self.find_number(card_set, number)
                 if found is None:
                     raise UnknownPrinting(
                         Message(
@@ -203,7 +267,7 @@ class PrintingIndex:
         if not name:
             raise UnknownPrinting(Message("请填写系列和编号，或卡名", "give set and number, or a name"), "set")
         self.load_names([name])
-        hits = [h for h in self.by_card_name.get(fold(name), []) if game is None or h.set.game == game]
+        hits = self.named(name, game)
         if len(hits) == 1:
             return hits[0]
         if not hits:
@@ -227,14 +291,8 @@ def find_printing(
     (``--set M4 001`` is M4-001)."""
     number = number.strip()
     if set_code and set_code.strip():
-        index = PrintingIndex(session)
-        try:
-            return index.resolve(set_text=set_code.strip(), number=number, name="", game=game)
-        except UnknownPrinting as error:
-            sets = index.find_sets(set_code.strip(), game)
-            if error.column != "number" or len(sets) != 1 or fold(number).startswith(fold(sets[0].code)):
-                raise
-            return index.resolve(set_text=set_code.strip(), number=f"{sets[0].code}-{number}", name="", game=game)
+        # the number may leave out the set's prefix or padding (PrintingIndex.find_number)
+        return PrintingIndex(session).resolve(set_text=set_code.strip(), number=number, name="", game=game)
     games = dict(session.execute(select(GAME.id, GAME.slug)).all())
     query = (
         select(

@@ -439,3 +439,22 @@ def test_concurrent_plus_and_minus_never_lose_an_update(sample_app: Any, alice: 
             select(func.sum(LedgerEntry.delta)).where(LedgerEntry.user_id == alice_id, LedgerEntry.printing_id == pid)
         )
     assert total == final
+
+
+def test_import_an_unknown_header_answers_its_first_rows_then_map_names_the_columns(
+    sample_app: Any, alice: Any
+) -> None:
+    """Issue 31 §3 through the API: 422 unrecognised_header with the header and first rows; ?map= imports."""
+    client, (alice_id, headers) = sample_app.test_client(), alice
+    body = "Karte\tStück\nSummit Fist Champion\t2\n".encode("utf-16")
+    refused = client.post(f"{API}/import", data=body, headers=headers)
+    assert refused.status_code == 422
+    error = refused.get_json()["error"]
+    assert error["code"] == "unrecognised_header" and error["header"] == ["Karte", "Stück"]
+    assert error["message_en"] and error["sample"] == [["Summit Fist Champion", "2"]]
+    bad = client.post(f"{API}/import", data=body, headers=headers, query_string={"map": "Karte=colour"})
+    assert bad.status_code == 400 and "colour" in bad.get_json()["error"]["message"]
+    done = client.post(f"{API}/import", data=body, headers=headers, query_string={"map": "Karte=name,Stück=quantity"})
+    assert done.status_code == 200 and done.get_json()["mapped"] is True
+    with Session(get_engine(sample_app)) as session:
+        assert owned(session, alice_id, printing_id(session, "SMP", "SMP-001")) == (2, 0)

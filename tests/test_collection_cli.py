@@ -81,3 +81,35 @@ def test_unknown_user_and_binary_file(sample_app, runner, make_user, tmp_path: P
     assert binary.exit_code == 2 and "二进制" in binary.output
     missing = runner.invoke(args=["collection", "import", "alice", str(tmp_path / "none.csv")])
     assert missing.exit_code == 2 and "无法读取" in missing.output
+
+
+def test_a_tool_file_lists_its_ignored_columns_and_map_names_an_unknown_header(
+    sample_app, runner, make_user, tmp_path: Path
+) -> None:
+    """Issue 31 items 1 and 3: the --json report lists the ignored columns; --map names columns."""
+    manabox = (
+        "Binder Name,Binder Type,Name,Set code,Set name,Collector number,Foil,Rarity,Quantity,ManaBox ID,"
+        "Scryfall ID,Purchase price,Misprint,Altered,Condition,Language,Purchase price currency\n"
+        "Main,binder,Summit Fist Champion,SMP,x,1,normal,rare,2,1,a,,false,false,near_mint,zh_CN,USD\n"
+    )
+    user_id, path = _setup(sample_app, make_user, tmp_path, manabox)
+    result = runner.invoke(args=["collection", "import", "alice", str(path), "--dry-run", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["preset"] == "manabox" and "Scryfall ID" in report["ignored_columns"]
+    text = runner.invoke(args=["collection", "import", "alice", str(path), "--dry-run"])
+    assert "ManaBox" in text.output and "未使用的列（已忽略）" in text.output
+    path.write_text("Karte,Stück,Notiz\n山岳拳王,3,x\n", encoding="utf-8")
+    refused = runner.invoke(args=["collection", "import", "alice", str(path), "--json"])
+    assert refused.exit_code == 2
+    error = json.loads(refused.output)["error"]
+    assert error["code"] == "unrecognised_header" and error["header"] == ["Karte", "Stück", "Notiz"]
+    assert error["sample"] == [["山岳拳王", "3", "x"]]
+    bad = runner.invoke(args=["collection", "import", "alice", str(path), "--map", "Karte=colour"])
+    assert bad.exit_code != 0 and "未知的字段" in bad.output and "Traceback" not in bad.output
+    mapped = runner.invoke(
+        args=["collection", "import", "alice", str(path), "--map", "Karte=name,Stück=quantity,Notiz=ignore"]
+    )
+    assert mapped.exit_code == 0, mapped.output
+    with sample_app.app_context(), Session(get_engine()) as session:
+        assert owned(session, user_id, printing_id(session, "SMP", "SMP-001")) == (3, 0)

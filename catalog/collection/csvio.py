@@ -10,85 +10,30 @@ from __future__ import annotations
 
 import csv
 import io
-import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
 from sqlmodel import Session
 
-from catalog.collection.grades import CONDITIONS, parse_grade, unknown_grade_message
+from catalog.collection import sheets
+from catalog.collection.grades import CONDITIONS, grade_key, parse_grade, split_finish, unknown_grade_message
+from catalog.collection.presets import FIELDS, IGNORE, OURS, Preset, detect, header_key
+from catalog.collection.presets import PRESETS as TOOL_PRESETS
 from catalog.collection.tables import CARD, GAME, ITEM, PRINTING, SET
 from catalog.errors import LunzangError, Message
 from catalog.models import Card, CardSet, Game, Printing
 from catalog.text import fold
 
-MAX_BYTES = 10 * 1024 * 1024
+MAX_BYTES = sheets.MAX_BYTES  # re-exported: the web, the API and the CLI read files up to it
+MAX_ROWS = sheets.MAX_ROWS
 MAX_QUANTITY = 100_000  # per row: a larger number is a typo (or a column mix-up)
 OUR_COLUMNS = ("set", "number", "name", "quantity", "condition", "language", "finish", "for_trade")
 # Deckbox's own export writes "Tradelist Count" right after "Count": we do too, and read it back,
 # so a round trip through Deckbox keeps every quantity for trade.
 DECKBOX_COLUMNS = ("Count", "Tradelist Count", "Name", "Edition", "Card Number", "Condition", "Language", "Foil")
-PRESETS = ("lunzang", "deckbox")
-
-# header word (folded, no spaces/underscores) → field, per preset
-_OURS = {
-    "set": "set",
-    "系列": "set",
-    "number": "number",
-    "编号": "number",
-    "no": "number",
-    "name": "name",
-    "卡名": "name",
-    "名称": "name",
-    "quantity": "quantity",
-    "qty": "quantity",
-    "count": "quantity",
-    "数量": "quantity",
-    "condition": "condition",
-    "品相": "condition",
-    "language": "language",
-    "语言": "language",
-    "finish": "finish",
-    "工艺": "finish",
-    "fortrade": "for_trade",
-    "可交换": "for_trade",
-    "game": "game",
-    "游戏": "game",
-}
-_DECKBOX = {
-    "count": "quantity",
-    "name": "name",
-    "edition": "set",
-    "cardnumber": "number",
-    "condition": "condition",
-    "language": "language",
-    "foil": "finish",
-    "tradelistcount": "for_trade",
-    "game": "game",
-}
-# Columns Deckbox writes that say nothing we keep: accepted and ignored.
-_DECKBOX_IGNORED = {
-    "rarity",
-    "type",
-    "cost",
-    "signed",
-    "artistproof",
-    "alteredart",
-    "misprint",
-    "promo",
-    "textless",
-    "myprice",
-    "printingid",
-    "printingnote",
-    "tags",
-    "edition code",
-    "editioncode",
-    "decks",
-}
-_HEADER_NOISE = re.compile(r"[\s_\-]")
-_BINARY = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+PRESETS = ("lunzang", "deckbox")  # export presets
 
 DECKBOX_CONDITION = {
     "NM": "Near Mint",
@@ -175,31 +120,39 @@ def _refuse(zh: str, en: str) -> CollectionFileError:
     return CollectionFileError([CsvProblem(0, "-", Message(zh, en))])
 
 
-def decode(data: bytes) -> str:
-    """The text of a CSV: UTF-8 (Excel's BOM accepted), else GB18030 (a superset of GBK).
+class UnrecognisedHeader(CollectionFileError):
+    """No preset knows the header and no column names a set, number or card: the user maps the
+    columns (the web's mapping step, the CLI's ``--map``). Carries the header and first rows."""
 
-    Refuses files over 10 MB and binary files (NUL or control bytes, or neither encoding).
-    """
-    if len(data) > MAX_BYTES:
-        raise _refuse(
-            f"文件太大（{len(data) / 1048576:.1f} MB），上限 10 MB；请分成几个文件导入",
-            f"the file is too large ({len(data) / 1048576:.1f} MB); the limit is 10 MB",
+    code = "unrecognised_header"
+
+    def __init__(self, header: list[str], sample: list[list[str]], line: int) -> None:
+        shown = ", ".join(header)
+        super().__init__(
+            [
+                CsvProblem(
+                    line,
+                    "-",
+                    Message(
+                        f"无法识别表头（{shown}）：请指明每一列是什么（网页上的对应步骤，或命令行 --map）",
+                        f"header not recognised ({shown}): say what each column holds (the mapping step, or --map)",
+                    ),
+                )
+            ]
         )
-    if b"\x00" in data:
-        raise _refuse("这不是 CSV 文本文件（含二进制数据）", "this is not a CSV text file (binary data)")
+        self.header = header
+        self.sample = sample
+
+    def extra_json(self) -> dict[str, Any]:
+        return {**super().extra_json(), "header": self.header, "sample": self.sample, "fields": list(FIELDS)}
+
+
+def decode(data: bytes) -> str:
+    """The text of a CSV (:func:`catalog.collection.sheets.decode`), or :class:`CollectionFileError`."""
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        try:
-            text = data.decode("gb18030")
-        except UnicodeDecodeError as error:
-            raise _refuse(
-                f"无法识别文件编码（第 {error.start + 1} 字节）：请另存为 UTF-8 或 GBK 编码的 CSV",
-                f"unknown text encoding (byte {error.start + 1}): save the CSV as UTF-8 or GBK",
-            ) from error
-    if _BINARY.search(text):
-        raise _refuse("这不是 CSV 文本文件（含控制字符）", "this is not a CSV text file (control characters)")
-    return text
+        return sheets.decode(data)[0]
+    except sheets.SheetError as error:
+        raise CollectionFileError([CsvProblem(error.line, "-", error.message)]) from error
 
 
 @dataclass
@@ -216,104 +169,159 @@ class ParsedCsv:
     preset: str
     rows: list[CsvRow]
     problems: list[CsvProblem]
+    label: str = ""  # the preset for people ("Deckbox (classic)")
+    ignored: list[str] = field(default_factory=list)  # columns as written that we do not read
+    header: list[str] = field(default_factory=list)
+    mapped: bool = False  # the user's mapping named the columns
+    values: dict[str, dict[str, str]] = field(default_factory=dict)  # the preset's grade words
+    source: dict[str, str] = field(default_factory=dict)  # how the file was read (kind, encoding, …)
 
 
-def _header_key(cell: str) -> str:
-    return _HEADER_NOISE.sub("", fold(cell.strip()))
+def parse_mapping(text: str) -> dict[str, str]:
+    """``"Card Number=number,Qty=quantity,Notes=ignore"`` → {header key: field}; a bad field or
+    pair raises :class:`LunzangError` naming it."""
+    mapping: dict[str, str] = {}
+    for pair in (p for p in text.split(",") if p.strip()):
+        column, equals, target = pair.rpartition("=")
+        target = target.strip().lower()
+        if not equals or not column.strip():
+            raise LunzangError(
+                Message(f"对应「{pair}」应写成 列名=字段", f"mapping '{pair}' must be written COLUMN=FIELD")
+            )
+        if target not in (*FIELDS, IGNORE):
+            known = ", ".join((*FIELDS, IGNORE))
+            raise LunzangError(
+                Message(f"未知的字段「{target}」，可用：{known}", f"unknown field '{target}'; known: {known}")
+            )
+        mapping[header_key(column)] = target
+    return mapping
 
 
-def _rows(reader: Any) -> Iterator[list[str]]:
-    """The reader's rows; a row the csv module cannot read (a field over its 131,072-character
-    limit, a NUL byte) is refused with its line instead of failing the request."""
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as error:
-            raise CollectionFileError(
-                [
-                    CsvProblem(
-                        reader.line_num, "-", Message(f"这一行无法读取：{error}", f"this line cannot be read: {error}")
-                    )
-                ]
-            ) from error
-        yield row
+def _problem(line: int, column: str, zh: str, en: str) -> CsvProblem:
+    return CsvProblem(line, column, Message(zh, en))
 
 
-def parse(text: str) -> ParsedCsv:
-    """Rows of a collection CSV by field, with header problems (unknown, repeated, missing columns)."""
-    reader = csv.reader(io.StringIO(text, newline=""))
-    problems: list[CsvProblem] = []
-    header: list[str] | None = None
-    header_line = 1
-    rows: list[CsvRow] = []
+def _read_header(
+    header: list[str], line: int, mapping: dict[str, str] | None, problems: list[CsvProblem]
+) -> tuple[Preset, list[str | None], dict[str, str], list[str]]:
+    """The preset, each column's field (None: ignored), field → column as written, the ignored columns."""
+    keys = [header_key(c) for c in header]
+    preset = detect(keys)
     fields: list[str | None] = []
     columns: dict[str, str] = {}
-    preset = "lunzang"
-    next_line = 1
-    for cells in _rows(reader):
-        cells = [unescape_cell(c) for c in cells]
-        line, next_line = next_line, reader.line_num + 1
+    ignored: list[str] = []
+    for written, key in zip(header, keys, strict=True):
+        if mapping and key in mapping:
+            target: str | None = mapping[key]
+        elif key in preset.columns:
+            target = preset.columns[key]
+        elif key in preset.ignored:
+            target = None
+        else:
+            target = OURS.get(key)  # a column the tool's later versions may add, in words we know
+        if target == IGNORE:
+            target = None
+        if target is not None and target in columns:
+            problems.append(_problem(line, written, f"列「{written}」重复", f"column '{written}' repeated"))
+            target = None
+        elif target is None:
+            ignored.append(written or f"#{len(fields) + 1}")
+        else:
+            columns[target] = written
+        fields.append(target)
+    return preset, fields, columns, ignored
+
+
+def parse_rows(rows: Iterable[tuple[int, list[str]]], *, mapping: dict[str, str] | None = None) -> ParsedCsv:
+    """Rows of a collection file by field, with header problems (repeated or missing columns).
+
+    The preset comes from the header (:func:`catalog.collection.presets.detect`); columns no
+    preset reads are ignored and listed. A header naming no set, number or card, and no mapping
+    for it, raises :class:`UnrecognisedHeader` (with the first rows, for the mapping step).
+    """
+    problems: list[CsvProblem] = []
+    parsed = ParsedCsv("lunzang", [], problems)
+    fields: list[str | None] = []
+    columns: dict[str, str] = {}
+    header: list[str] | None = None
+    header_line = 1
+    unrecognised = False
+    sample: list[list[str]] = []  # the first rows of an unrecognised header, for the mapping step
+    for line, raw in rows:
+        cells = [unescape_cell(c) for c in raw]
         if not any(c.strip() for c in cells):
             continue
         if header is None:
-            header, header_line = cells, line
-            keys = [_header_key(c) for c in cells]
-            preset = "deckbox" if {"edition", "cardnumber", "foil", "tradelistcount"} & set(keys) else "lunzang"
-            table = _DECKBOX if preset == "deckbox" else _OURS
-            for written, key in zip(cells, keys, strict=True):
-                field = table.get(key)
-                if field is None and not (preset == "deckbox" and key in _DECKBOX_IGNORED):
-                    known = ", ".join(DECKBOX_COLUMNS if preset == "deckbox" else OUR_COLUMNS)
-                    problems.append(
-                        CsvProblem(
-                            line,
-                            written or "-",
-                            Message(
-                                f"未知的列「{written}」，可用：{known}", f"unknown column '{written}'; known: {known}"
-                            ),
-                        )
-                    )
-                elif field is not None and field in columns:
-                    problems.append(
-                        CsvProblem(line, written, Message(f"列「{written}」重复", f"column '{written}' repeated"))
-                    )
-                    field = None
-                if field is not None:
-                    columns[field] = written
-                fields.append(field)
-            if "set" not in columns and "name" not in columns:
-                need = "Edition / Name" if preset == "deckbox" else "set / name"
+            header, header_line = [c.strip() for c in cells], line
+            preset, fields, columns, ignored = _read_header(header, line, mapping, problems)
+            parsed.preset, parsed.label, parsed.values = preset.key, preset.label, preset.values
+            parsed.header, parsed.ignored, parsed.mapped = header, ignored, bool(mapping)
+            if not {"set", "set_name", "name", "number"} & set(columns) and not mapping:
+                unrecognised = True
+            elif not {"set", "set_name", "name"} & set(columns):
+                need = "Edition / Name" if preset.key == "deckbox" else "set / name"
                 problems.append(
-                    CsvProblem(
+                    _problem(
                         line,
                         need,
-                        Message(
-                            f"缺少列 {need}：至少要有系列（加编号）或卡名",
-                            f"missing column {need}: give set (and number) or name",
-                        ),
+                        f"缺少列 {need}：至少要有系列（加编号）或卡名",
+                        f"missing column {need}: give set (and number) or name",
                     )
                 )
             continue
+        if unrecognised:
+            sample.append(cells)
+            if len(sample) >= SAMPLE_ROWS:
+                break
+            continue
+        if len(parsed.rows) >= MAX_ROWS:
+            raise _refuse(
+                f"文件超过 {MAX_ROWS:,} 行；请分成几个文件导入",
+                f"the file has more than {MAX_ROWS:,} rows; split it into several files",
+            )
         if len(cells) > len(fields):
             problems.append(
-                CsvProblem(
+                _problem(
                     line,
                     "-",
-                    Message(
-                        f"这一行有 {len(cells)} 格，表头只有 {len(fields)} 列",
-                        f"{len(cells)} cells, but the header has {len(fields)} columns",
-                    ),
+                    f"这一行有 {len(cells)} 格，表头只有 {len(fields)} 列",
+                    f"{len(cells)} cells, but the header has {len(fields)} columns",
                 )
             )
             continue
-        rows.append(CsvRow(line, {f: c.strip() for f, c in zip(fields, cells, strict=False) if f is not None}, columns))
-    if header is None:
-        problems.append(
-            CsvProblem(header_line, "-", Message("文件是空的：没有表头", "the file is empty: no header row"))
+        parsed.rows.append(
+            CsvRow(line, {f: c.strip() for f, c in zip(fields, cells, strict=False) if f is not None}, columns)
         )
-    return ParsedCsv(preset, rows, problems)
+    if header is None:
+        problems.append(_problem(header_line, "-", "文件是空的：没有表头", "the file is empty: no header row"))
+    elif unrecognised:
+        raise UnrecognisedHeader(header, sample, header_line)
+    return parsed
+
+
+SAMPLE_ROWS = 5  # rows shown with an unrecognised header
+
+
+def parse(text: str, *, mapping: dict[str, str] | None = None) -> ParsedCsv:
+    """:func:`parse_rows` of a CSV text (delimiter sniffed)."""
+    delimiter, text = sheets.sniff(text)
+    try:
+        return parse_rows(sheets.csv_rows(text, delimiter), mapping=mapping)
+    except sheets.SheetError as error:
+        raise CollectionFileError([CsvProblem(error.line, "-", error.message)]) from error
+
+
+def read_rows(data: bytes, *, mapping: dict[str, str] | None = None, sheet: str | None = None) -> ParsedCsv:
+    """:func:`parse_rows` of a file's bytes: CSV (any encoding and delimiter we read) or XLSX."""
+    try:
+        table = sheets.read_table(data, sheet=sheet)
+        parsed = parse_rows(table.rows, mapping=mapping)
+    except sheets.SheetError as error:
+        raise CollectionFileError([CsvProblem(error.line, "-", error.message)]) from error
+    parsed.source = {"kind": table.kind, "encoding": table.encoding, "delimiter": table.delimiter}
+    if table.kind == "xlsx":
+        parsed.source.update(sheet=table.sheet, sheets=" | ".join(table.sheets))
+    return parsed
 
 
 def parse_count(text: str, default: int) -> int | None:
@@ -326,28 +334,56 @@ def parse_count(text: str, default: int) -> int | None:
     return int(text) if text.isdigit() and int(text) <= MAX_QUANTITY else None
 
 
-_GRADE_MEMO: dict[tuple[str, str, str], tuple[str, str, str]] = {}
+_GRADE_MEMO: dict[tuple[int, str, str, str], tuple[str, str, str]] = {}
+_NO_WORDS: dict[str, dict[str, str]] = {}
 
 
-def row_grades(row: CsvRow, problems: list[CsvProblem]) -> tuple[str, str, str] | None:
-    """The canonical (condition, language, finish) of a row, or None (problems appended)."""
+def _grade(kind: str, text: str, values: dict[str, dict[str, str]]) -> str | None:
+    """A grade word: the preset's own words first (ManaBox's ``played`` is HP), then ours."""
+    words = values.get(kind)
+    if words and text.strip():
+        found = words.get(grade_key(text))
+        if found is not None:
+            return found
+    return parse_grade(kind, text)
+
+
+def row_grades(
+    row: CsvRow, problems: list[CsvProblem], values: dict[str, dict[str, str]] | None = None
+) -> tuple[str, str, str] | None:
+    """The canonical (condition, language, finish) of a row, or None (problems appended).
+
+    ``values``: the preset's grade words. A condition that carries the finish (TCGplayer's
+    ``Lightly Played Foil``) gives both, unless the finish column says otherwise.
+    """
+    values = values or _NO_WORDS
     cells = (row.cells.get("condition", ""), row.cells.get("language", ""), row.cells.get("finish", ""))
-    known = _GRADE_MEMO.get(cells)
+    # memoised per preset (its words are module constants, so the id is stable)
+    memo_key = (id(values) if any(values is p.values for p in TOOL_PRESETS) else 0, *cells)
+    known = _GRADE_MEMO.get(memo_key)
     if known is not None:
         return known
-    values = []
-    for field in ("condition", "language", "finish"):
-        text = row.cells.get(field, "")
-        value = parse_grade(field, text)
+    condition = _grade("condition", cells[0], values)
+    finish_text = cells[2]
+    if condition is None and (split := split_finish(cells[0])) is not None:
+        condition = _grade("condition", split[0], values)
+        if condition is not None and not finish_text.strip():
+            finish_text = split[1]
+    found = {
+        "condition": condition,
+        "language": _grade("language", cells[1], values),
+        "finish": _grade("finish", finish_text, values),
+    }
+    for kind, value in found.items():
         if value is None:
-            problems.append(CsvProblem(row.line, row.columns.get(field, field), unknown_grade_message(field, text)))
-        values.append(value)
-    if None in values:
+            text = row.cells.get(kind, "")
+            problems.append(CsvProblem(row.line, row.columns.get(kind, kind), unknown_grade_message(kind, text)))
+    a, b, c = found["condition"], found["language"], found["finish"]
+    if a is None or b is None or c is None:
         return None
-    if len(_GRADE_MEMO) < 4096:  # every valid spelling combination people use: small
-        # why the type: ignore below: no None among the values (returned above)
-        _GRADE_MEMO[cells] = (values[0], values[1], values[2])  # type: ignore[assignment]
-    return values[0], values[1], values[2]  # type: ignore[return-value]  # no None among the values (returned above)
+    if len(_GRADE_MEMO) < 4096 and (memo_key[0] or values is _NO_WORDS):  # every valid spelling people use: small
+        _GRADE_MEMO[memo_key] = (a, b, c)
+    return a, b, c
 
 
 # ---------------------------------------------------------------------------- export

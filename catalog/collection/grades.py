@@ -114,8 +114,23 @@ _LABELS = {"condition": ("品相", "condition"), "language": ("语言", "languag
 _PUNCTUATION = re.compile(r"[()（）\-_/·.]")
 
 
-def _key(text: str) -> str:
+def grade_key(text: str) -> str:
+    """A grade word as compared: folded, without parentheses, hyphens, underscores, slashes, dots."""
     return _PUNCTUATION.sub("", fold(text))
+
+
+_key = grade_key
+_FINISH_SUFFIXES = ("holofoil", "foil", "闪卡", "闪")
+
+
+def split_finish(text: str) -> tuple[str, str] | None:
+    """A condition word carrying the finish (TCGplayer: ``Lightly Played Foil``, ``Near Mint
+    Holofoil``) → (condition word, finish word), else None."""
+    key = grade_key(text)
+    for suffix in _FINISH_SUFFIXES:
+        if key.endswith(suffix) and len(key) > len(suffix):
+            return key[: -len(suffix)], "闪"
+    return None
 
 
 _TABLES: dict[str, dict[str, str]] = {

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlmodel import Session
 
-from catalog.collection.csvio import CollectionFileError, CsvProblem, decode, parse, parse_count, row_grades
+from catalog.collection.csvio import CollectionFileError, CsvProblem, ParsedCsv, parse_count, read_rows, row_grades
 from catalog.collection.grades import ItemGrade
 from catalog.collection.ledger import (
     ItemChange,
@@ -26,6 +26,7 @@ from catalog.collection.ledger import (
     plan_targets,
     write_changes,
 )
+from catalog.collection.presets import TRADE_BINDERS
 from catalog.collection.tables import PRINTING
 from catalog.errors import LunzangError, Message
 from catalog.lookup import PrintingIndex, PrintingInfo, UnknownPrinting
@@ -49,6 +50,11 @@ class CollectionImportReport:
     dry_run: bool
     import_id: int | None = None
     preset: str = "lunzang"
+    preset_label: str = ""  # the tool recognised, for people ("Deckbox (classic)")
+    ignored_columns: list[str] = field(default_factory=list)  # columns as written that were not read
+    mapped: bool = False  # the columns were named by the user's mapping
+    header: list[str] = field(default_factory=list)  # the header row as written
+    source: dict[str, str] = field(default_factory=dict)  # kind (csv/xlsx), encoding, delimiter, sheet
     rows: int = 0  # data rows read
     merged: int = 0  # rows folded into an earlier identical (printing, grade) row
     lines_added: int = 0  # items that go from 0 to some
@@ -82,12 +88,15 @@ def _describe(change: ItemChange, info: dict[int, PrintingInfo]) -> dict[str, An
     }
 
 
-def read_file(*, session: Session, data: bytes) -> tuple[str, int, dict[Key, tuple[int, int]], dict[int, PrintingInfo]]:
-    """Decode, parse, resolve and merge a file: (preset, rows, (printing, grade) → (qty, for trade), printings).
+def read_file(
+    *, session: Session, data: bytes, mapping: dict[str, str] | None = None, sheet: str | None = None
+) -> tuple[ParsedCsv, dict[Key, tuple[int, int]], dict[int, PrintingInfo]]:
+    """Read, parse, resolve and merge a file: (the parsed file, (printing, grade) → (qty, for
+    trade), printings). ``mapping``: header key → field for columns the user named.
 
     Raises :class:`CollectionFileError` with every problem.
     """
-    parsed = parse(decode(data))
+    parsed = read_rows(data, mapping=mapping, sheet=sheet)
     problems: list[CsvProblem] = list(parsed.problems)
     if problems:
         raise CollectionFileError(problems)
@@ -95,11 +104,15 @@ def read_file(*, session: Session, data: bytes) -> tuple[str, int, dict[Key, tup
     rows = parsed.rows
     # Bulk loads first: the printings of every set named, then of every card named without a set.
     set_ids: set[int] = set()
-    for text in {r.cells.get("set", "") for r in rows}:
+    for text in {r.cells.get("set", "") or r.cells.get("set_name", "") for r in rows}:
         if text:
             set_ids.update(s.id for s in index.find_sets(text))
     index.load_sets(set_ids)
-    index.load_names(r.cells.get("name", "") for r in rows if not r.cells.get("set") and r.cells.get("name"))
+    index.load_names(
+        r.cells.get("name", "")
+        for r in rows
+        if not r.cells.get("set") and not r.cells.get("set_name") and r.cells.get("name")
+    )
     merged: dict[Key, tuple[int, int]] = {}
     printings: dict[int, PrintingInfo] = {}
     games = set(index.sets[s].game for s in index.sets)
@@ -119,6 +132,8 @@ def read_file(*, session: Session, data: bytes) -> tuple[str, int, dict[Key, tup
                 )
             )
         for_trade = parse_count(cells.get("for_trade", ""), 0)
+        if quantity is not None and "for_trade" not in cells and fold(cells.get("binder", "")) in TRADE_BINDERS:
+            for_trade = quantity  # ManaBox / Dragon Shield: a binder named "Trade" holds cards for trade
         if for_trade is None:
             problems.append(
                 CsvProblem(
@@ -141,7 +156,7 @@ def read_file(*, session: Session, data: bytes) -> tuple[str, int, dict[Key, tup
                     ),
                 )
             )
-        grades = row_grades(row, problems)
+        grades = row_grades(row, problems, parsed.values)
         game = fold(cells.get("game", "")) or None
         if game is not None and game not in games:
             problems.append(
@@ -154,7 +169,11 @@ def read_file(*, session: Session, data: bytes) -> tuple[str, int, dict[Key, tup
             continue
         try:
             printing = index.resolve(
-                set_text=cells.get("set", ""), number=cells.get("number", ""), name=cells.get("name", ""), game=game
+                set_text=cells.get("set", ""),
+                number=cells.get("number", ""),
+                name=cells.get("name", ""),
+                game=game,
+                set_name=cells.get("set_name", ""),
             )
         except UnknownPrinting as error:
             problems.append(CsvProblem(row.line, col(error.column, error.column), error.message))
@@ -168,7 +187,7 @@ def read_file(*, session: Session, data: bytes) -> tuple[str, int, dict[Key, tup
     if problems:
         problems.sort(key=lambda p: p.line)
         raise CollectionFileError(problems)
-    return parsed.preset, len(rows), merged, printings
+    return parsed, merged, printings
 
 
 def import_collection(
@@ -180,11 +199,15 @@ def import_collection(
     mode: str = "add",
     dry_run: bool = False,
     now: datetime,
+    mapping: dict[str, str] | None = None,
+    sheet: str | None = None,
 ) -> CollectionImportReport:
     """Import a collection CSV (no commit). ``add`` adds the file's quantities; ``replace`` makes
     the file the collection (items absent from it go to 0). A dry run writes nothing.
 
-    Raises :class:`CollectionFileError` (every problem, line + column) and then writes nothing.
+    The file is a CSV or an XLSX (``sheet``: which one, else the first); its tool is recognised
+    from the header, and ``mapping`` (header key → field or ``ignore``) names columns no preset
+    knows. Raises :class:`CollectionFileError` (every problem, line + column) and then writes nothing.
     """
     if mode not in MODES:
         raise LunzangError(
@@ -192,9 +215,19 @@ def import_collection(
                 f"未知的导入方式「{mode}」，可用：add、replace", f"unknown import mode '{mode}'; known: add, replace"
             )
         )
-    preset, row_count, merged, printings = read_file(session=session, data=data)
+    parsed, merged, printings = read_file(session=session, data=data, mapping=mapping, sheet=sheet)
+    row_count = len(parsed.rows)
     report = CollectionImportReport(
-        mode=mode, dry_run=dry_run, preset=preset, rows=row_count, merged=row_count - len(merged)
+        mode=mode,
+        dry_run=dry_run,
+        preset=parsed.preset,
+        preset_label=parsed.label,
+        ignored_columns=parsed.ignored,
+        mapped=parsed.mapped,
+        header=parsed.header,
+        source=parsed.source,
+        rows=row_count,
+        merged=row_count - len(merged),
     )
     record = None
     if not dry_run:

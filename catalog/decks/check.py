@@ -129,8 +129,12 @@ def _read_pool(session: Session, slug: str, game: Game) -> CardPool:
     # Plain rows, not ORM objects, and the JSON columns as their text: building 90,000 Card
     # instances and decoding 360,000 JSON values (most of them "[]" or "{}") was most of the
     # first check after an import on the 100,000-printing catalogue (issue 16 §2).
-    query = core_select(col(CardSet.id), col(CardSet.code)).where(col(CardSet.game_id) == game.id)
-    sets: dict[int, str] = {set_id: code for set_id, code in session.execute(query)}
+    query = core_select(col(CardSet.id), col(CardSet.code), col(CardSet.name)).where(col(CardSet.game_id) == game.id)
+    sets: dict[int, str] = {}
+    set_names: dict[str, str] = {}  # a set by its name, as a collection file may name it (catalog.lookup)
+    for set_id, code, set_name in session.execute(query):
+        sets[set_id] = code
+        set_names[fold(set_name)] = code
     printed: dict[int, set[str]] = {}
     numbers: dict[str, list[tuple[int, str, str]]] = {}
     for card_id, set_id, number, number_key in session.execute(
@@ -151,7 +155,7 @@ def _read_pool(session: Session, slug: str, game: Game) -> CardPool:
     for row in session.execute(cards_query):
         cards[row[0]] = _pool_card_of(row, printed.get(row[0], _EMPTY), decoded.of)
         pinyin[row[0]] = (row[11], row[12])
-    set_codes = {fold(code): code for code in sets.values()}
+    set_codes = {**set_names, **{fold(code): code for code in sets.values()}}
     return CardPool(slug, cards, numbers, set_codes, pinyin)
 
 

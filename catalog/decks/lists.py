@@ -19,6 +19,7 @@ from typing import Any
 from catalog.errors import LunzangError, Message
 from catalog.fuzzy import NameIndex
 from catalog.games import GAMES
+from catalog.lookup import number_candidates, number_tail
 from catalog.pauses import collector_paused
 from catalog.rules import SECTION_ZH, SECTIONS, Deck, DeckEntry, PoolCard, Violation
 from catalog.text import fold
@@ -356,19 +357,13 @@ def _number_hits(pool: CardPool, number: str, set_code: str) -> list[tuple[int, 
     """The printings of ``set_code`` a written number means: as written, with the set's prefix
     added (``(M4) 017`` → ``M4-017``), or by the part after the set's prefix (``(S13) 101`` →
     ``SD-101``, ``(M4) 17`` → ``M4-017``: numbers compared as numbers)."""
-    key = fold(number)
-    hits = [h for h in pool.numbers.get(key, []) if h[1] == set_code]
-    if hits:
-        return hits
-    hits = [h for h in pool.numbers.get(fold(f"{set_code}-{number}"), []) if h[1] == set_code]
-    if hits:
-        return hits
-
-    def tail(value: str) -> str:
-        part = fold(value).rsplit("-", 1)[-1]
-        return part.lstrip("0") or part if part.isdigit() else part
-
-    return [h for h in pool.numbers_in_set(set_code) if tail(h[2]) == tail(number)]
+    # the same rules as a collection file's numbers (catalog.lookup: one resolver)
+    for key in number_candidates(set_code, number):
+        hits = [h for h in pool.numbers.get(key, []) if h[1] == set_code]
+        if hits:
+            return hits
+    tail = number_tail(number)
+    return [h for h in pool.numbers_in_set(set_code) if number_tail(h[2]) == tail]
 
 
 def _lookup(pool: CardPool, line: DeckLine) -> tuple[list[int], str | None, str | None]:
@@ -379,7 +374,10 @@ def _lookup(pool: CardPool, line: DeckLine) -> tuple[list[int], str | None, str 
     if line.number:
         hits = _number_hits(pool, line.number, set_code) if set_code else []
         if line.name:
-            hits = [h for h in hits if h[0] in _name_ids(pool, line.name)]
+            # the number is trusted; the name must be one of the card's names (as in a collection file)
+            key = fold(line.name)
+            named = {*_name_ids(pool, line.name), *pool.aliases("pinyin").get(key, [])}
+            hits = [h for h in hits if h[0] in named]
         return sorted({h[0] for h in hits}), set_code, hits[0][2] if hits else None
     ids = _name_ids(pool, line.name)
     if ids:
@@ -461,7 +459,7 @@ def resolve(decklist: DeckList, pool: CardPool, *, game: str | None = None) -> t
             in_set = f"（系列 {line.set_code}）" if line.set_code else ""
             what_zh, what_en = "不是这个游戏的卡牌", "names no card of this game"
             if line.set_code and set_code is None:
-                known = "、".join(sorted(pool.set_codes.values())[:12])
+                known = "、".join(sorted(set(pool.set_codes.values()))[:12])
                 what_zh = f"：这个游戏没有这个系列「{line.set_code}」（系列有：{known}…）"
                 what_en = f": this game has no set '{line.set_code}' (sets: {known}…)"
             elif set_code is not None and line.number:

@@ -123,6 +123,22 @@ class CollectionImport(SQLModel, table=True):
     undone_at: datetime | None = None
 
 
+class ImportMapping(SQLModel, table=True):
+    """A user's column mapping for a header no preset knows (issue 31 §3): remembered when an
+    import with it is confirmed, offered for the next file with the same header."""
+
+    __tablename__ = "import_mapping"
+    __table_args__ = (UniqueConstraint("user_id", "header_key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="app_user.id", ondelete="CASCADE")
+    # the folded header cells joined by U+001F, hashed: the same header whatever its case or spacing
+    header_key: str = Field(max_length=64)
+    header: list[str] = Field(sa_column=Column(JSON, nullable=False))
+    mapping: dict[str, str] = Field(sa_column=Column(JSON, nullable=False))  # header key → field or "ignore"
+    updated_at: datetime
+
+
 class LedgerEntry(SQLModel, table=True):
     """One change of one user's quantities: who, which printing and grade, by how much, why."""
 

@@ -17,7 +17,7 @@ from catalog.collection import (
     export_collection,
     import_collection,
 )
-from catalog.collection.csvio import MAX_BYTES
+from catalog.collection.csvio import MAX_BYTES, parse_mapping
 from catalog.collection.imports import MODES
 from catalog.collection.items import MAX_DELTA
 from catalog.collection.listing import filter_key_of
@@ -159,6 +159,8 @@ def import_collection_csv() -> Any:
             400, "bad_parameter", f"未知的导入方式「{mode}」，可用：add、replace", "mode must be add or replace"
         )
     dry_run = _flag("dry_run")
+    mapping_text = request.args.get("map", "")
+    mapping = parse_mapping(mapping_text) if mapping_text.strip() else None
     data, filename = _upload()
     assert user.id is not None
     report = import_collection(
@@ -169,6 +171,8 @@ def import_collection_csv() -> Any:
         mode=mode,
         dry_run=dry_run,
         now=utcnow(),
+        mapping=mapping,
+        sheet=request.args.get("sheet", "").strip()[:100] or None,
     )
     return jsonify(report.to_json())
 

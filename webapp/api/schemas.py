@@ -151,11 +151,21 @@ PATHS["/collection/import"] = {
             {"name": "mode", "in": "query", "schema": {"type": "string", "enum": list(MODES), "default": "add"}},
             {"name": "dry_run", "in": "query", "schema": {"type": "integer", "enum": [0, 1], "default": 0}},
             {"name": "filename", "in": "query", "schema": {"type": "string"}, "description": "kept with the import"},
+            {
+                "name": "map",
+                "in": "query",
+                "schema": {"type": "string"},
+                "description": "columns a preset does not know: 'Card Number=number,Qty=quantity,Notes=ignore' "
+                "(fields: set, set_name, number, name, quantity, for_trade, condition, language, finish, game, "
+                "binder); a header no preset knows answers 422 unrecognised_header with the header and first rows",
+            },
+            {"name": "sheet", "in": "query", "schema": {"type": "string"}, "description": "XLSX: the sheet's name"},
         ],
         "requestBody": {
             "required": True,
-            "description": f"CSV (UTF-8 or GBK, at most {MAX_BYTES // 1048576} MB): the raw body, or a multipart "
-            "field 'file'",
+            "description": f"CSV (UTF-8, GBK or UTF-16; comma, semicolon or tab) or XLSX, at most "
+            f"{MAX_BYTES // 1048576} MB: the raw body, or a multipart field 'file'; the tool (Deckbox, ManaBox, "
+            "Moxfield, Archidekt, TCGplayer, Dragon Shield, ours) is recognised from the header",
             "content": {
                 "text/csv": {"schema": {"type": "string"}},
                 "multipart/form-data": {

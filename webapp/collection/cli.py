@@ -24,8 +24,9 @@ from catalog.collection import (
     export_collection,
     import_collection,
 )
-from catalog.collection.csvio import MAX_BYTES, PRESETS
+from catalog.collection.csvio import MAX_BYTES, PRESETS, UnrecognisedHeader, parse_mapping
 from catalog.collection.imports import MODES, undo_import
+from catalog.collection.presets import FIELDS
 from webapp.cli_support import friendly
 from webapp.db import get_engine
 
@@ -53,8 +54,11 @@ def _summary(report: CollectionImportReport) -> list[str]:
     lines = [
         f"{prefix}方式 {report.mode}，读取 {report.rows} 行（合并相同的 {report.merged} 行）；"
         f"新增 {report.lines_added} 项，更改 {report.lines_changed} 项，移除 {report.lines_removed} 项；"
-        f"卡牌 +{report.cards_added} / −{report.cards_removed} 张"
+        f"卡牌 +{report.cards_added} / −{report.cards_removed} 张",
+        f"  格式：{report.preset_label or report.preset}" + ("（按 --map 对应）" if report.mapped else ""),
     ]
+    if report.ignored_columns:
+        lines.append(f"  未使用的列（已忽略）：{'、'.join(report.ignored_columns)}")
     for change in report.changes[:PREVIEW_LINES]:
         grade = f"{change['condition']}/{change['language']}/{change['finish']}"
         trade = (
@@ -84,13 +88,19 @@ def _summary(report: CollectionImportReport) -> list[str]:
 )
 @click.option("--dry-run", is_flag=True, help="只显示将要发生的改动，不写入。")
 @click.option("--json", "as_json", is_flag=True, help="以 JSON 输出结果或错误。")
+@click.option("--map", "mapping_text", default="", help='列的对应，如 "Card Number=number,Qty=quantity,Notes=ignore"。')
+@click.option("--sheet", default=None, help="XLSX 的工作表名（默认第一张）。")
 @with_appcontext
 @friendly
-def import_command(username: str, file: str, mode: str, dry_run: bool, as_json: bool) -> None:
-    """导入收藏 CSV（列 set,number,name,quantity,condition,language,finish,for_trade，或 Deckbox 的列）。
+def import_command(
+    username: str, file: str, mode: str, dry_run: bool, as_json: bool, mapping_text: str, sheet: str | None
+) -> None:
+    """导入收藏 CSV 或 XLSX：我们的列，或 Deckbox、ManaBox、Moxfield、Archidekt、TCGplayer、Dragon Shield 的文件
+    （按表头识别；不用的列忽略并列出）。
 
-    全部正确才写入；错误以“文件:行: 列: 说明”逐条列出，退出码 2，数据库不变。
+    全部正确才写入；错误以“文件:行: 列: 说明”逐条列出，退出码 2，数据库不变。表头无法识别时用 --map 指明各列。
     """
+    mapping = parse_mapping(mapping_text) if mapping_text.strip() else None
     data = _read(file)
     with Session(catalog_db.writer(get_engine())) as session:
         transaction = session.begin()
@@ -105,16 +115,26 @@ def import_command(username: str, file: str, mode: str, dry_run: bool, as_json: 
                 mode=mode,
                 dry_run=dry_run,
                 now=datetime.now(UTC),
+                mapping=mapping,
+                sheet=sheet,
             )
         except CollectionFileError as failure:
             transaction.rollback()
             if as_json:
                 details = [p.to_json() for p in failure.problems]
-                error: dict[str, Any] = {"code": failure.code, "message": failure.message.zh, "details": details}
+                error: dict[str, Any] = {
+                    **failure.extra_json(),
+                    "code": failure.code,
+                    "message": failure.message.zh,
+                    "details": details,
+                }
                 click.echo(json.dumps({"error": error}, ensure_ascii=False, indent=2))
             else:
                 for problem in failure.problems:
                     click.echo(problem.located(file), err=True)
+                if isinstance(failure, UnrecognisedHeader):
+                    example = ",".join(f"{column}=…" for column in failure.header[:3])
+                    click.echo(f'可用字段：{", ".join(FIELDS)}、ignore；例如 --map "{example}"', err=True)
                 click.echo(f"导入失败：{len(failure.problems)} 个错误，收藏未作任何改动。", err=True)
             sys.exit(2)
         except BaseException:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import zlib
 from typing import Any
 
@@ -21,14 +22,35 @@ from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
 from catalog.collection import views
-from catalog.collection.csvio import MAX_BYTES, PRESETS, CollectionFileError, export_collection
+from catalog.collection.csvio import MAX_BYTES, PRESETS, CollectionFileError, UnrecognisedHeader, export_collection
 from catalog.collection.imports import MODES, PREVIEW_LIMIT, import_collection, undo_import
+from catalog.collection.mappings import clean_mapping, remember_mapping, remembered_mapping
+from catalog.collection.presets import FIELDS, IGNORE, header_key
 from catalog.errors import LunzangError, Message
 from webapp.collection import bp
 from webapp.db import get_session
 from webapp.helpers import localized, utcnow
 
 PREVIEW_ROWS = 50  # changes listed on the preview page
+
+
+def field_labels() -> list[tuple[str, str]]:
+    """The mapping step's choices: (field, its name for people)."""
+    return [
+        ("set", _("系列代码")),
+        ("set_name", _("系列名称")),
+        ("number", _("编号")),
+        ("name", _("卡名")),
+        ("quantity", _("数量")),
+        ("for_trade", _("可交换数量")),
+        ("condition", _("品相")),
+        ("language", _("语言")),
+        ("finish", _("工艺")),
+        ("game", _("游戏")),
+        ("binder", _("卡册（名为 Trade 的为可交换）")),
+    ]
+
+
 HISTORY_PER_PAGE = 100
 
 
@@ -55,37 +77,86 @@ def _mode() -> str:
     return mode if mode in MODES else "add"
 
 
+def _posted_mapping() -> dict[str, str] | None:
+    """The mapping the form carries: the mapping step's selects (``col-N`` for the header's
+    column N, the header in ``columns``), or the JSON a preview hands on to its confirmation."""
+    try:
+        if request.form.get("step") == "map":
+            columns = json.loads(request.form.get("columns", "[]"))
+            if not isinstance(columns, list):
+                return None
+            return clean_mapping(
+                [str(c) for c in columns],
+                {header_key(str(c)): request.form.get(f"col-{i}", IGNORE) for i, c in enumerate(columns)},
+            )
+        raw = json.loads(request.form.get("mapping", "") or "null")
+    except ValueError:
+        return None
+    if not isinstance(raw, dict):
+        return None
+    return {str(k): str(v) for k, v in raw.items() if str(v) in (*FIELDS, IGNORE)}
+
+
+def _page(mode: str, **context: Any) -> str:
+    return render_template("collection/import.html", mode=mode, fields=field_labels(), **context)
+
+
 @bp.route("/import", methods=["GET", "POST"])
 @login_required
 def import_file() -> Any:
     if request.method == "GET":
-        return render_template("collection/import.html", mode="add", report=None)
+        return _page("add", report=None)
     mode = _mode()
     confirming = bool(request.form.get("confirm"))
     filename = request.form.get("filename", "")[:255]
-    try:
-        if confirming:
-            data = unpack(request.form.get("payload", ""))
-        else:
-            upload = request.files.get("file")
-            if upload is None or not upload.filename:
-                raise LunzangError(Message("请选择要导入的 CSV 文件", "choose a CSV file to import"))
-            filename = upload.filename[:255]
-            data = upload.stream.read(MAX_BYTES + 1)
-        report = import_collection(
-            session=get_session(),
+    sheet = request.form.get("sheet", "").strip()[:100] or None
+    mapping = _posted_mapping()
+    remembered = False
+    session = get_session()
+
+    def run(with_mapping: dict[str, str] | None) -> Any:
+        return import_collection(
+            session=session,
             user_id=current_user.id,
             data=data,
             filename=filename,
             mode=mode,
             dry_run=not confirming,
             now=utcnow(),
+            mapping=with_mapping,
+            sheet=sheet,
         )
+
+    try:
+        if request.form.get("payload"):
+            data = unpack(request.form.get("payload", ""))
+        else:
+            upload = request.files.get("file")
+            if upload is None or not upload.filename:
+                raise LunzangError(Message("请选择要导入的 CSV 或 XLSX 文件", "choose a CSV or XLSX file to import"))
+            filename = upload.filename[:255]
+            data = upload.stream.read(MAX_BYTES + 1)
+        try:
+            report = run(mapping)
+        except UnrecognisedHeader as unknown:
+            found = remembered_mapping(session=session, user_id=current_user.id, header=unknown.header)
+            if mapping is not None or found is None:
+                # the mapping step: each column → a field or "ignore", with the first rows
+                return _page(
+                    mode,
+                    report=None,
+                    header=unknown.header,
+                    sample=unknown.sample,
+                    payload=pack(data),
+                    filename=filename,
+                    sheet=sheet or "",
+                )
+            mapping, remembered = found, True
+            report = run(mapping)
     except CollectionFileError as error:
-        get_session().rollback()
-        page = render_template(
-            "collection/import.html",
-            mode=mode,
+        session.rollback()
+        page = _page(
+            mode,
             report=None,
             summary=localized(error),
             problems=error.listed,
@@ -93,9 +164,13 @@ def import_file() -> Any:
         )
         return page, 422
     except LunzangError as error:
-        get_session().rollback()
-        return render_template("collection/import.html", mode=mode, report=None, summary=localized(error)), 400
+        session.rollback()
+        return _page(mode, report=None, summary=localized(error)), 400
     if confirming:
+        if mapping and report.header:
+            remember_mapping(
+                session=session, user_id=current_user.id, header=report.header, mapping=mapping, now=utcnow()
+            )
         flash(
             _(
                 "已导入 #%(id)d：新增 %(added)d 项，更改 %(changed)d 项，移除 %(removed)d 项",
@@ -107,14 +182,16 @@ def import_file() -> Any:
         )
         target: dict[str, Any] = {"import": report.import_id}
         return redirect(url_for("collection.history", **target), code=303)
-    return render_template(
-        "collection/import.html",
-        mode=mode,
+    return _page(
+        mode,
         report=report,
         preview=report.changes[:PREVIEW_ROWS],
         preview_limit=PREVIEW_LIMIT,
         payload=pack(data),
         filename=filename,
+        sheet=sheet or "",
+        mapping=json.dumps(mapping, ensure_ascii=False) if mapping else "",
+        remembered=remembered,
     )
 
 
