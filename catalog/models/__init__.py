@@ -48,7 +48,14 @@ if TYPE_CHECKING:
         PrintingOrder,
         table_of,
     )
-    from catalog.models.curation import REVISION_KINDS, CatalogueRevision, RoleGrant
+    from catalog.models.curation import (
+        PROPOSAL_KINDS,
+        PROPOSAL_STATES,
+        REVISION_KINDS,
+        CatalogueProposal,
+        CatalogueRevision,
+        RoleGrant,
+    )
     from catalog.models.events import (
         EVENT_KINDS,
         EVENT_STATES,
@@ -95,7 +102,14 @@ AREAS: dict[str, tuple[str, ...]] = {
         "PrintingOrder",
         "table_of",
     ),
-    "curation": ("REVISION_KINDS", "CatalogueRevision", "RoleGrant"),
+    "curation": (
+        "PROPOSAL_KINDS",
+        "PROPOSAL_STATES",
+        "REVISION_KINDS",
+        "CatalogueProposal",
+        "CatalogueRevision",
+        "RoleGrant",
+    ),
     "events": (
         "EVENT_KINDS",
         "EVENT_STATES",
@@ -130,6 +144,8 @@ _AREA_OF = {name: area for area, names in AREAS.items() for name in names}
 __all__ = [
     "EVENT_KINDS",
     "EVENT_STATES",
+    "PROPOSAL_KINDS",
+    "PROPOSAL_STATES",
     "REVISION_KINDS",
     "ROLES",
     "ApiToken",
@@ -140,6 +156,7 @@ __all__ = [
     "CardSet",
     "CardText",
     "CardTrait",
+    "CatalogueProposal",
     "CatalogueRevision",
     "ChestBalance",
     "ChestLedger",
