@@ -78,7 +78,8 @@ def test_a_proposal_approved_then_reverted(
         player.locator("#photo").set_input_files(str(_photo(tmp_path)))
         player.locator(".proposal-form button[type=submit]").click()
         expect(player.locator(".proposal-state")).to_have_attribute("data-state", "pending")
-        expect(player.locator(".proposal-state strong")).to_have_text("待审核" if lang == "zh" else "Waiting for review")
+        waiting = "待审核" if lang == "zh" else "Waiting for review"
+        expect(player.locator(".proposal-state strong")).to_have_text(waiting)
         assert_fits(player, width)
 
         # the curator: cannot grant roles; reviews the queue, sees the photo and the diff, approves
