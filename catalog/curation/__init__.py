@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, or_, select
 
 from catalog.errors import LunzangError, Message
@@ -120,6 +121,7 @@ class HistoryLine:
     revision: CatalogueRevision
     username: str | None  # None: the account was deleted
     reverted_by: int | None  # the id of a later revision that reverted this one
+    credited: str | None = None  # the player whose proposal it adopted
 
 
 def can_curate(user: Any) -> bool:
@@ -175,6 +177,12 @@ def revert(*, session: Session, by: User, revision_id: int, note: str, now: date
     revision = session.exec(select(CatalogueRevision).where(CatalogueRevision.id == revision_id)).first()
     if revision is None:
         raise NothingToRevise("修订", "revision")
+    if revision.kind not in ("card", "printing"):
+        raise CurationError(
+            Message(
+                "新增的印刷不能撤销：请编辑它，或请管理员删除", "an added printing cannot be reverted: edit it instead"
+            )
+        )
     old = {column: pair[0] for column, pair in revision.changes.items()}
     expected = {column: pair[1] for column, pair in revision.changes.items()}
     if revision.kind == "card":
@@ -194,13 +202,16 @@ def revert(*, session: Session, by: User, revision_id: int, note: str, now: date
 def _revisions_of(card: Card, limit: int) -> Any:
     """The newest ``limit`` revisions of a card and of its printings, with their authors."""
     printing_ids = select(Printing.id).where(Printing.card_id == card.id)
+    proposer = aliased(User)
     return (
-        select(CatalogueRevision, User.username)
+        select(CatalogueRevision, User.username, proposer.username)
         .join(User, col(User.id) == col(CatalogueRevision.user_id), isouter=True)
+        .join(proposer, col(proposer.id) == col(CatalogueRevision.credited_id), isouter=True)
         .where(
             or_(
                 (col(CatalogueRevision.kind) == "card") & (col(CatalogueRevision.target_id) == card.id),
-                (col(CatalogueRevision.kind) == "printing") & col(CatalogueRevision.target_id).in_(printing_ids),
+                col(CatalogueRevision.kind).in_(("printing", "new_printing"))
+                & col(CatalogueRevision.target_id).in_(printing_ids),
             )
         )
         .order_by(col(CatalogueRevision.id).desc())
@@ -211,20 +222,22 @@ def _revisions_of(card: Card, limit: int) -> Any:
 def history(session: Session, *, card: Card) -> list[HistoryLine]:
     """The revisions of a card and of its printings, newest first (at most HISTORY_LIMIT)."""
     rows = session.exec(_revisions_of(card, HISTORY_LIMIT)).all()
-    ids = [revision.id for revision, _ in rows]
+    ids = [revision.id for revision, _, _ in rows]
     reverted = {
         reverts: revision_id
         for revision_id, reverts in session.exec(
             select(CatalogueRevision.id, CatalogueRevision.reverts_id).where(col(CatalogueRevision.reverts_id).in_(ids))
         ).all()
     }
-    return [HistoryLine(revision, username, reverted.get(revision.id)) for revision, username in rows]
+    return [
+        HistoryLine(revision, username, reverted.get(revision.id), credited) for revision, username, credited in rows
+    ]
 
 
 def last_change(session: Session, *, card: Card) -> HistoryLine | None:
     """The newest revision of the card or its printings (one row read), for the card page."""
     row = session.exec(_revisions_of(card, 1)).first()
-    return HistoryLine(row[0], row[1], None) if row else None
+    return HistoryLine(row[0], row[1], None, row[2]) if row else None
 
 
 # --- the edits themselves -------------------------------------------------------------------
@@ -239,6 +252,7 @@ def _edit_card(
     now: datetime,
     *,
     reverts: int | None,
+    credit: int | None = None,
 ) -> CatalogueRevision:
     card = _locked_card(session, card_id)
     game = session.get(Game, card.game_id)
@@ -274,6 +288,7 @@ def _edit_card(
         note=note,
         changes=changes,
         reverts_id=reverts,
+        credited_id=credit,
     )
     session.add(revision)
     session.flush()
@@ -289,6 +304,7 @@ def _edit_printing(
     now: datetime,
     *,
     reverts: int | None,
+    credit: int | None = None,
 ) -> CatalogueRevision:
     printing = _locked_printing(session, printing_id)
     card = session.get(Card, printing.card_id)
@@ -314,6 +330,7 @@ def _edit_printing(
         note=note,
         changes=changes,
         reverts_id=reverts,
+        credited_id=credit,
     )
     session.add(revision)
     session.flush()

@@ -354,6 +354,22 @@ def add_scan(
     return _upsert(session, printing_id, prepared, uploaded_by, now)
 
 
+def store_upload(*, data: bytes, store_dir: Path) -> PreparedScan:
+    """Check and store an upload's files (by content hash) without giving it to any printing
+    yet: a proposal's photo (catalog.curation.proposals), attached only when approved."""
+    prepared = prepare_scan(data)
+    _publish(store_dir, _stage(store_dir, [prepared]))
+    return PreparedScan(prepared.sha256, prepared.width, prepared.height, {})
+
+
+def attach_scan(
+    *, session: Session, printing_id: int, sha256: str, width: int, height: int, uploaded_by: int | None, now: datetime
+) -> ScanResult:
+    """Make stored files (from :func:`store_upload`) a printing's scan, replacing any earlier one."""
+    _printing(session, printing_id)
+    return _upsert(session, printing_id, PreparedScan(sha256, width, height, {}), uploaded_by, now)
+
+
 def remove_scan(*, session: Session, printing_id: int) -> str | None:
     """Drop a printing's scan (its rendered face shows again); the removed hash, or ``None``.
 

@@ -48,7 +48,14 @@ if TYPE_CHECKING:
         PrintingOrder,
         table_of,
     )
-    from catalog.models.curation import REVISION_KINDS, CatalogueRevision, RoleGrant
+    from catalog.models.curation import (
+        PROPOSAL_KINDS,
+        PROPOSAL_STATES,
+        REVISION_KINDS,
+        CatalogueProposal,
+        CatalogueRevision,
+        RoleGrant,
+    )
     from catalog.models.events import (
         EVENT_KINDS,
         EVENT_STATES,
@@ -96,7 +103,14 @@ AREAS: dict[str, tuple[str, ...]] = {
         "PrintingOrder",
         "table_of",
     ),
-    "curation": ("REVISION_KINDS", "CatalogueRevision", "RoleGrant"),
+    "curation": (
+        "PROPOSAL_KINDS",
+        "PROPOSAL_STATES",
+        "REVISION_KINDS",
+        "CatalogueProposal",
+        "CatalogueRevision",
+        "RoleGrant",
+    ),
     "events": (
         "EVENT_KINDS",
         "EVENT_STATES",
@@ -132,6 +146,8 @@ _AREA_OF = {name: area for area, names in AREAS.items() for name in names}
 __all__ = [
     "EVENT_KINDS",
     "EVENT_STATES",
+    "PROPOSAL_KINDS",
+    "PROPOSAL_STATES",
     "REVISION_KINDS",
     "ROLES",
     "ApiToken",
@@ -142,6 +158,7 @@ __all__ = [
     "CardSet",
     "CardText",
     "CardTrait",
+    "CatalogueProposal",
     "CatalogueRevision",
     "ChestBalance",
     "ChestLedger",

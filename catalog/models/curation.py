@@ -16,7 +16,10 @@ from sqlmodel import Field, SQLModel
 
 from catalog.models import catalogue, users  # noqa: F401  (foreign keys here point to their tables)
 
-REVISION_KINDS = ("card", "printing")
+# "new_printing": a printing (and its card, when the name was new) added on the web
+REVISION_KINDS = ("card", "printing", "new_printing")
+PROPOSAL_KINDS = ("card", "printing", "new_printing")  # what the proposal's target_id names
+PROPOSAL_STATES = ("pending", "approved", "rejected")
 
 
 class CatalogueRevision(SQLModel, table=True):
@@ -36,6 +39,45 @@ class CatalogueRevision(SQLModel, table=True):
     # {"column": [old cell, new cell]} in the import format's columns
     changes: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     reverts_id: int | None = Field(default=None, foreign_key="catalogue_revision.id")
+    # the player whose proposal this revision adopted (user_id is the curator who approved it)
+    credited_id: int | None = Field(default=None, foreign_key="app_user.id", ondelete="SET NULL")
+
+
+class CatalogueProposal(SQLModel, table=True):
+    """A player's proposed change to the catalogue, waiting for a curator (issue 34 §2).
+
+    ``kind``/``target_id`` as a revision's (card id, printing id), or ``new_printing`` with the
+    set's id. ``cells`` are the proposed cells in the import format's columns; ``base`` the
+    current cells when it was proposed (the queue diffs against the data as it is at review).
+    The source is a text reference and/or a photo stored through the scan checks (by content
+    hash, ``scan_sha256``); ``scan_printing_id`` asks for the photo to become that printing's
+    face on approval (§3; for ``new_printing`` the new printing is meant, ``-1``)."""
+
+    __tablename__ = "catalogue_proposal"
+    __table_args__ = (
+        Index("ix_catalogue_proposal_user_created", "user_id", "created_at"),
+        Index("ix_catalogue_proposal_status", "status", "id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id")
+    kind: str = Field(max_length=16)  # PROPOSAL_KINDS
+    target_id: int
+    label: str = Field(max_length=200)
+    user_id: int | None = Field(default=None, foreign_key="app_user.id", ondelete="SET NULL")
+    created_at: datetime
+    cells: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    base: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    source: str = Field(default="", max_length=1000)
+    scan_sha256: str | None = Field(default=None, max_length=64)
+    scan_width: int = 0
+    scan_height: int = 0
+    scan_printing_id: int | None = None
+    status: str = Field(default="pending", max_length=16)  # PROPOSAL_STATES
+    reviewed_by_id: int | None = Field(default=None, foreign_key="app_user.id", ondelete="SET NULL")
+    reviewed_at: datetime | None = None
+    reason: str = Field(default="", max_length=500)  # why it was rejected
+    revision_id: int | None = Field(default=None, foreign_key="catalogue_revision.id")
 
 
 class RoleGrant(SQLModel, table=True):

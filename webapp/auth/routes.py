@@ -16,7 +16,8 @@ from flask import abort, flash, g, make_response, redirect, render_template, req
 from flask_babel import gettext as _
 from flask_login import current_user, login_required, login_user, logout_user
 
-from catalog import accounts
+from catalog import accounts, curation
+from catalog.curation import proposals
 from catalog.errors import LunzangError
 from catalog.models import User
 from webapp.auth import bp, hash_method
@@ -139,6 +140,9 @@ def _account_page(*, status: int = 200, new_token: str | None = None, **forms: A
             tokens=accounts.list_tokens(session=get_session(), user=user),
             new_token=new_token,
             error=forms.get("error"),
+            my_proposals=proposals.of_user(get_session(), user_id=user.id),
+            can_curate=curation.can_curate(user),
+            pending=proposals.pending_count(get_session()) if curation.can_curate(user) else 0,
         ),
         status,
     )
