@@ -112,12 +112,7 @@ def _export_game(session: Session, game: Game, folder: Path) -> GameExport:
     columns = columns_of(module)
     used_names: set[str] = set()
     for card_set in sets:
-        rows = session.exec(
-            select(Printing, Card)
-            .join(Card, col(Card.id) == col(Printing.card_id))
-            .where(Printing.set_id == card_set.id)
-            .order_by(col(Printing.id))
-        ).all()
+        rows = set_printings(session, card_set)
         buffer = io.StringIO(newline="")
         writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n", extrasaction="raise")
         writer.writeheader()
@@ -239,3 +234,13 @@ def _format(session: Session, fmt: Format) -> dict[str, Any]:
         if value is not None:
             entry[key] = value
     return entry
+
+
+def set_printings(session: Session, card_set: CardSet) -> Sequence[tuple[Printing, Card]]:
+    """A set's printings with their cards, in the order the export writes them."""
+    return session.exec(
+        select(Printing, Card)
+        .join(Card, col(Card.id) == col(Printing.card_id))
+        .where(Printing.set_id == card_set.id)
+        .order_by(col(Printing.id))
+    ).all()

@@ -24,8 +24,8 @@ from typing import Any
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, func, select
 
-from catalog.ingest.export import UnknownGame, _export_game, _manifest, printing_row
-from catalog.models import Card, CardSet, CatalogueRevision, Format, Game, PackTemplate, Printing, User
+from catalog.ingest.export import UnknownGame, _export_game, _manifest, printing_row, set_printings
+from catalog.models import CardSet, CatalogueRevision, Format, Game, PackTemplate, Printing, User
 
 # The project's choice for community contributions (README "Open data"): CC0, so the catalogue
 # can be merged into any wiki, app or database without an attribution chain to carry.
@@ -167,12 +167,7 @@ def _json(session: Session, game: Game) -> bytes:
     manifest = _manifest(session, game, module, sets, templates, formats)
     cards: list[dict[str, str]] = []
     for card_set in sets:
-        rows = session.exec(
-            select(Printing, Card)
-            .join(Card, col(Card.id) == col(Printing.card_id))
-            .where(Printing.set_id == card_set.id)
-            .order_by(col(Printing.id))
-        ).all()
+        rows = set_printings(session, card_set)
         cards.extend(printing_row(module, card_set, printing, card) for printing, card in rows)
     document: dict[str, Any] = {
         "object": "bulk_data",
