@@ -88,7 +88,7 @@ def one_card(draw: Any) -> tuple[list[_Want], list[_Copy]]:
     return wants, copies
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(one_card())
 def test_assign_gives_as_many_copies_as_the_brute_force(case: tuple[list[_Want], list[_Copy]]) -> None:
     wants, copies = case

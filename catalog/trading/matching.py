@@ -270,17 +270,14 @@ def _cover(wants: Wants, by_card: dict[int, list[_Copy]]) -> list[LineSpec]:
     wanted cards, and walking all 200 for each of a thousand partners was most of the matching
     time. Each copy is one item (printing + grade), so what is taken is counted per copy.
     """
-    taken: dict[tuple[int, ItemGrade], int] = {}
+    taken: list[tuple[_Copy, int]] = []  # each copy (one item) once: a card's copies are its own
     small, large = (wants, by_card) if len(wants) <= len(by_card) else (by_card, wants)
     for card in small:
-        if card not in large:
-            continue
-        for copy, n in _assign(wants[card], by_card[card]):
-            key = (copy.printing_id, copy.grade)
-            taken[key] = taken.get(key, 0) + n
+        if card in large:
+            taken += _assign(wants[card], by_card[card])
     # Unsorted: only the partners shown get their lines sorted (find_matches), since sorting
     # (printing, grade) keys for each of a thousand candidate partners cost more than covering.
-    return [LineSpec(pid, grade, n) for (pid, grade), n in taken.items()]
+    return [LineSpec(copy.printing_id, copy.grade, n) for copy, n in taken]
 
 
 def _accepts(want: _Want, copy: _Copy) -> bool:
@@ -296,39 +293,86 @@ def _accepts(want: _Want, copy: _Copy) -> bool:
 def _assign(wants: list[_Want], copies: list[_Copy]) -> list[tuple[_Copy, int]]:
     """(copy, how many of it) giving the most copies to the wants of one card (issue 28 §1).
 
-    A maximum flow, source → want (its need) → each copy it accepts → sink (the copies left),
-    at the least cost (the condition rank), so the best copies are named. Greedy was wrong: a lax
-    printing want took the NM copy a strict card want needed. One want, or wants accepting the
-    same copies, have no such choice: walking the copies best first is then exact, and it is the
-    common case a thousand partners go through, so the flow is built only when it can differ.
+    A maximum flow, source → want (its need) → each copy it accepts → sink (the copies left).
+    Greedy was wrong: a lax printing want took the NM copy a strict card want needed. One want,
+    or wants accepting the same copies, have no such choice: walking the copies best first is
+    then exact, and it is the common case a thousand partners go through. Otherwise the graph
+    has a few wants and a few copies, so augmenting paths (:func:`_max_flow`) solve it in
+    microseconds, where building a networkx graph per card and partner tripled the matching time.
     """
+    if len(wants) == 1:
+        return _walk(wants[0], wants[0].need, copies)
     edges = [[i for i, copy in enumerate(copies) if _accepts(want, copy)] for want in wants]
-    if len(wants) == 1 or all(e == edges[0] for e in edges):
-        need = sum(want.need for want in wants)
-        out = []
-        for i in edges[0]:  # copies are indexed best condition first
-            n = min(need, copies[i].left)
-            if n > 0:
-                out.append((copies[i], n))
-                need -= n
+    if all(e == edges[0] for e in edges):
+        return _walk(wants[0], sum(want.need for want in wants), copies)
+    taken = _max_flow([want.need for want in wants], [copy.left for copy in copies], edges)
+    return [(copies[i], n) for i, n in enumerate(taken) if n > 0]
+
+
+def _walk(want: _Want, need: int, copies: list[_Copy]) -> list[tuple[_Copy, int]]:
+    """``need`` copies ``want`` accepts, best condition first (copies are indexed that way)."""
+    out = []
+    for copy in copies:
+        if _accepts(want, copy):
+            n = min(need, copy.left)
+            out.append((copy, n))
+            need -= n
             if need == 0:
                 break
-        return out
-    import networkx as nx  # ~0.3 s to import: only a matching that needs a flow pays it
+    return out
 
-    graph = nx.DiGraph()
-    for w, (want, accepted) in enumerate(zip(wants, edges, strict=True)):
-        if accepted:
-            graph.add_edge("source", ("want", w), capacity=want.need, weight=0)
-        for i in accepted:
-            graph.add_edge(("want", w), ("copy", i), capacity=want.need, weight=0)
-    for i, copy in enumerate(copies):
-        if graph.has_node(("copy", i)):
-            graph.add_edge(("copy", i), "sink", capacity=copy.left, weight=copy.rank)
-    if not graph.has_node("sink"):
-        return []
-    flow = nx.max_flow_min_cost(graph, "source", "sink")
-    return [(copies[i], flow[("copy", i)]["sink"]) for i in range(len(copies)) if flow.get(("copy", i), {}).get("sink")]
+
+def _max_flow(needs: list[int], lefts: list[int], edges: list[list[int]]) -> list[int]:
+    """How many of each copy a maximum flow takes: want ``w`` (capacity ``needs[w]``) may take
+    any copy in ``edges[w]`` (capacity ``lefts[c]``).
+
+    First the most constrained wants take the best copies they accept (usually the answer
+    already), then augmenting paths (breadth first: want → a copy it accepts → a want already
+    holding that copy → … → a copy with some left) until none is left: Ford–Fulkerson, exact.
+    """
+    room, left = list(needs), list(lefts)
+    flow = [dict.fromkeys(accepted, 0) for accepted in edges]  # want → copy → taken
+    for w in sorted(range(len(needs)), key=lambda w: len(edges[w])):
+        for c in edges[w]:
+            n = min(room[w], left[c])
+            if n > 0:
+                flow[w][c] += n
+                room[w] -= n
+                left[c] -= n
+    holders = [[w for w in range(len(needs)) if c in flow[w]] for c in range(len(lefts))]
+    while True:
+        came: dict[tuple[str, int], tuple[str, int] | None] = {("w", w): None for w in range(len(needs)) if room[w]}
+        queue, end = list(came), None
+        while queue and end is None:
+            kind, node = queue.pop(0)
+            if kind == "w":
+                for c in edges[node]:
+                    if ("c", c) not in came:
+                        came[("c", c)] = (kind, node)
+                        if left[c] > 0:
+                            end = c
+                            break
+                        queue.append(("c", c))
+            else:  # a copy already taken: a want holding some of it may give it up
+                for w in holders[node]:
+                    if flow[w][node] > 0 and ("w", w) not in came:
+                        came[("w", w)] = (kind, node)
+                        queue.append(("w", w))
+        if end is None:
+            return [lefts[c] - left[c] for c in range(len(lefts))]
+        path, step = [], ("c", end)
+        while (back := came[step]) is not None:
+            path.append((back, step))
+            step = back
+        start = step[1]
+        push = min(room[start], left[end], *(flow[b[1]][a[1]] for a, b in path if a[0] == "c"))
+        room[start] -= push
+        left[end] -= push
+        for (kind, node), (_, to) in path:
+            if kind == "w":
+                flow[node][to] += push
+            else:
+                flow[to][node] -= push
 
 
 def _sorted(lines: list[LineSpec]) -> list[LineSpec]:
