@@ -135,7 +135,9 @@ def matching_data(engine: Engine) -> tuple[list[int], int, int]:
                         "updated_at": NOW,
                     }
                 )
-                if rng.random() < PRINTING_WANTS:  # issue 28: a printing want competing for the copies
+                if (
+                    PRINTING_WANTS and rng.random() < PRINTING_WANTS
+                ):  # issue 28: a printing want competing for the copies
                     wants.append(
                         wants[-1]
                         | {
