@@ -6,7 +6,9 @@ For me and every other user whose lists are public:
   trade (for trade − held by their open offers) in an acceptable condition (the want's worst
   acceptable condition or better) and, when the want names a language and/or a finish, in
   that language/finish only: such a want's "owned" counts only copies in them too (a want for
-  闪 is not covered by a 普通 copy, neither as a match nor as owned);
+  闪 is not covered by a 普通 copy, neither as a match nor as owned); a printing want refines
+  the card want of its card unless wanted in addition (issue 28 §2), and each card's copies
+  go to its wants by an exact assignment, a maximum flow (issue 28 §1);
 - what I can give that they still miss, the same way round.
 Keep-N is honoured: a user's copies of a printing offered beyond "total − keep N" for its rarity
 are not counted, whatever the for-trade numbers say. Ranked by the smaller side first (a
