@@ -31,6 +31,7 @@ from catalog.collection.grades import CONDITIONS, ItemGrade, condition_rank
 from catalog.collection.tables import GAME, ITEM, PRINTING, SET, USER, WANT
 from catalog.collection.wants import refines
 from catalog.models import CardSet, CollectionItem, Game, Printing, User, WantItem, table_of
+from catalog.trading.assignment import Copy, Want, assign
 from catalog.trading.reservation import Key, LineSpec, held_by
 
 MAX_PARTNERS = 50
@@ -58,18 +59,7 @@ class Match:
         return (-min(a, b), -(a + b), self.username)
 
 
-@dataclass(frozen=True)
-class _Want:
-    card_id: int
-    printing_id: int | None
-    need: int
-    worst: int  # condition rank
-    language: str | None = None  # None: any
-    finish: str | None = None  # None: any
-    in_addition: bool = False  # a printing want on top of the card want (else it may refine it)
-
-
-Wants = dict[int, list[_Want]]  # card → the wants of one user for it
+Wants = dict[int, list[Want]]  # card → the wants of one user for it
 
 
 def _wants(
@@ -125,7 +115,7 @@ def _wants(
             query = query.where(WANT.user_id.in_(sorted(among)))
     out: dict[int, Wants] = defaultdict(lambda: defaultdict(list))
     for uid, card_id, pid, need, worst, language, finish, extra in session.execute(query):
-        out[uid][card_id].append(_Want(card_id, pid, int(need), RANK[worst], language, finish, bool(extra)))
+        out[uid][card_id].append(Want(card_id, pid, int(need), RANK[worst], language, finish, bool(extra)))
     for wants in out.values():
         for card_id in [card for card, of_card in wants.items() if len(of_card) > 1]:
             if not (refined := _refine(wants[card_id])):
@@ -135,7 +125,7 @@ def _wants(
     return out
 
 
-def _refine(of_card: list[_Want]) -> list[_Want]:
+def _refine(of_card: list[Want]) -> list[Want]:
     """The wants for one card once the printing wants refining the card want count towards it
     (issue 28 §2): the card want misses only what they do not ask for already.
 
@@ -154,15 +144,6 @@ def _refine(of_card: list[_Want]) -> list[_Want]:
     return [*rest, replace(card, need=card.need - covered)] if card.need > covered else rest
 
 
-@dataclass
-class _Copy:
-    printing_id: int
-    card_id: int
-    grade: ItemGrade
-    left: int
-    rank: int  # of the condition (lower is better)
-
-
 def _tradable(
     session: Session,
     *,
@@ -171,7 +152,7 @@ def _tradable(
     among: list[int] | None = None,
     card_ids: set[int],
     now: datetime,
-) -> dict[int, list[_Copy]]:
+) -> dict[int, list[Copy]]:
     """user → copies they can trade of these cards: for trade − held, capped by their keep-N rules.
 
     The copies of ``user_id``, or those of every user with public lists but ``public_except``
@@ -209,7 +190,7 @@ def _tradable(
         for uid, rules in session.execute(select(USER.id, USER.keep_rules).where(USER.id.in_(traders)))
         if rules
     }
-    out: dict[int, list[_Copy]] = defaultdict(list)
+    out: dict[int, list[Copy]] = defaultdict(list)
     kept = []
     for uid, pid, cond, lang, fin, for_trade in rows:
         card_id, rarity, game = printings[pid]
@@ -219,7 +200,7 @@ def _tradable(
         grade = ItemGrade(cond, lang, fin)
         left = for_trade - holds.get(uid, {}).get((pid, grade), 0)
         if left > 0:
-            out[uid].append(_Copy(pid, card_id, grade, left, RANK[cond]))
+            out[uid].append(Copy(pid, card_id, grade, left, RANK[cond]))
     if kept:
         _keep_capped(session, kept, printings, keep_rules, holds, out)
     return out
@@ -231,7 +212,7 @@ def _keep_capped(
     printings: dict[int, tuple[int, str, str]],
     keep_rules: dict[int, Any],
     holds: dict[int, dict[Key, int]],
-    out: dict[int, list[_Copy]],
+    out: dict[int, list[Copy]],
 ) -> None:
     """The copies of printings a keep-N rule covers: at most total − N of them, worst condition
     first (as the keep rule offers them), whatever the for-trade numbers say."""
@@ -253,18 +234,18 @@ def _keep_capped(
         left = min(left, cap)
         spare[(uid, pid)] = cap - max(0, left)
         if left > 0:
-            out[uid].append(_Copy(pid, card_id, grade, left, RANK[cond]))
+            out[uid].append(Copy(pid, card_id, grade, left, RANK[cond]))
 
 
-def _index(copies: list[_Copy]) -> dict[int, list[_Copy]]:
+def _index(copies: list[Copy]) -> dict[int, list[Copy]]:
     """Copies by card, best condition first (built once, reused for every partner)."""
-    by_card: dict[int, list[_Copy]] = defaultdict(list)
+    by_card: dict[int, list[Copy]] = defaultdict(list)
     for copy in sorted(copies, key=lambda c: (c.rank, c.printing_id, c.grade)):
         by_card[copy.card_id].append(copy)
     return by_card
 
 
-def _cover(wants: Wants, by_card: dict[int, list[_Copy]]) -> list[LineSpec]:
+def _cover(wants: Wants, by_card: dict[int, list[Copy]]) -> list[LineSpec]:
     """Lines of the indexed copies meeting ``wants``: the most copies that can be given, exactly.
 
     Copies serve the wants of their own card only, so each card shared by both sides is assigned
@@ -272,109 +253,14 @@ def _cover(wants: Wants, by_card: dict[int, list[_Copy]]) -> list[LineSpec]:
     wanted cards, and walking all 200 for each of a thousand partners was most of the matching
     time. Each copy is one item (printing + grade), so what is taken is counted per copy.
     """
-    taken: list[tuple[_Copy, int]] = []  # each copy (one item) once: a card's copies are its own
+    taken: list[tuple[Copy, int]] = []  # each copy (one item) once: a card's copies are its own
     small, large = (wants, by_card) if len(wants) <= len(by_card) else (by_card, wants)
     for card in small:
         if card in large:
-            taken += _assign(wants[card], by_card[card])
+            taken += assign(wants[card], by_card[card])
     # Unsorted: only the partners shown get their lines sorted (find_matches), since sorting
     # (printing, grade) keys for each of a thousand candidate partners cost more than covering.
     return [LineSpec(copy.printing_id, copy.grade, n) for copy, n in taken]
-
-
-def _accepts(want: _Want, copy: _Copy) -> bool:
-    """Whether ``copy`` meets ``want``: its printing (if it names one), condition, language, finish."""
-    return (
-        (want.printing_id is None or copy.printing_id == want.printing_id)
-        and copy.rank <= want.worst
-        and (want.language is None or want.language == copy.grade.language)
-        and (want.finish is None or want.finish == copy.grade.finish)
-    )
-
-
-def _assign(wants: list[_Want], copies: list[_Copy]) -> list[tuple[_Copy, int]]:
-    """(copy, how many of it) giving the most copies to the wants of one card (issue 28 §1).
-
-    A maximum flow, source → want (its need) → each copy it accepts → sink (the copies left).
-    Greedy was wrong: a lax printing want took the NM copy a strict card want needed. One want,
-    or wants accepting the same copies, have no such choice: walking the copies best first is
-    then exact, and it is the common case a thousand partners go through. Otherwise the graph
-    has a few wants and a few copies, so augmenting paths (:func:`_max_flow`) solve it in
-    microseconds, where building a networkx graph per card and partner tripled the matching time.
-    """
-    if len(wants) == 1:
-        return _walk(wants[0], wants[0].need, copies)
-    edges = [[i for i, copy in enumerate(copies) if _accepts(want, copy)] for want in wants]
-    if all(e == edges[0] for e in edges):
-        return _walk(wants[0], sum(want.need for want in wants), copies)
-    taken = _max_flow([want.need for want in wants], [copy.left for copy in copies], edges)
-    return [(copies[i], n) for i, n in enumerate(taken) if n > 0]
-
-
-def _walk(want: _Want, need: int, copies: list[_Copy]) -> list[tuple[_Copy, int]]:
-    """``need`` copies ``want`` accepts, best condition first (copies are indexed that way)."""
-    out = []
-    for copy in copies:
-        if _accepts(want, copy):
-            n = min(need, copy.left)
-            out.append((copy, n))
-            need -= n
-            if need == 0:
-                break
-    return out
-
-
-def _max_flow(needs: list[int], lefts: list[int], edges: list[list[int]]) -> list[int]:
-    """How many of each copy a maximum flow takes: want ``w`` (capacity ``needs[w]``) may take
-    any copy in ``edges[w]`` (capacity ``lefts[c]``).
-
-    First the most constrained wants take the best copies they accept (usually the answer
-    already), then augmenting paths (breadth first: want → a copy it accepts → a want already
-    holding that copy → … → a copy with some left) until none is left: Ford–Fulkerson, exact.
-    """
-    room, left = list(needs), list(lefts)
-    flow = [dict.fromkeys(accepted, 0) for accepted in edges]  # want → copy → taken
-    for w in sorted(range(len(needs)), key=lambda w: len(edges[w])):
-        for c in edges[w]:
-            n = min(room[w], left[c])
-            if n > 0:
-                flow[w][c] += n
-                room[w] -= n
-                left[c] -= n
-    holders = [[w for w in range(len(needs)) if c in flow[w]] for c in range(len(lefts))]
-    while True:
-        came: dict[tuple[str, int], tuple[str, int] | None] = {("w", w): None for w in range(len(needs)) if room[w]}
-        queue, end = list(came), None
-        while queue and end is None:
-            kind, node = queue.pop(0)
-            if kind == "w":
-                for c in edges[node]:
-                    if ("c", c) not in came:
-                        came[("c", c)] = (kind, node)
-                        if left[c] > 0:
-                            end = c
-                            break
-                        queue.append(("c", c))
-            else:  # a copy already taken: a want holding some of it may give it up
-                for w in holders[node]:
-                    if flow[w][node] > 0 and ("w", w) not in came:
-                        came[("w", w)] = (kind, node)
-                        queue.append(("w", w))
-        if end is None:
-            return [lefts[c] - left[c] for c in range(len(lefts))]
-        path, step = [], ("c", end)
-        while (back := came[step]) is not None:
-            path.append((back, step))
-            step = back
-        start = step[1]
-        push = min(room[start], left[end], *(flow[b[1]][a[1]] for a, b in path if a[0] == "c"))
-        room[start] -= push
-        left[end] -= push
-        for (kind, node), (_, to) in path:
-            if kind == "w":
-                flow[node][to] += push
-            else:
-                flow[to][node] -= push
 
 
 def _sorted(lines: list[LineSpec]) -> list[LineSpec]:
@@ -503,7 +389,7 @@ def _exact(
     me: int,
     among: list[int],
     my_wants: Wants,
-    my_copies: dict[int, list[_Copy]],
+    my_copies: dict[int, list[Copy]],
     now: datetime,
 ) -> list[Match]:
     """The exact matches with the partners ``among`` (those with anything on either side)."""
