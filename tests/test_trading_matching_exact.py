@@ -3,6 +3,7 @@ reference, per card and end to end (both directions, card and printing wants, gr
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,14 +20,15 @@ from sqlmodel import Session
 from catalog.collection.grades import ItemGrade, condition_rank
 from catalog.collection.wants import set_want
 from catalog.models import CollectionItem, LedgerEntry, User, WantItem
-from catalog.trading.matching import _assign, _Copy, _Want, find_matches
+from catalog.trading.assignment import Copy, Want, assign
+from catalog.trading.matching import find_matches
 from tests.tradekit import NOW, Kit, make_kit, tx
 
 CONDITIONS = ("NM", "LP", "MP", "HP")
 RANK = {c: condition_rank(c) for c in CONDITIONS}
 
 
-def brute_force(wants: list[tuple[int | None, int, str | None, str | None, int]], copies: list[_Copy]) -> int:
+def brute_force(wants: list[tuple[int | None, int, str | None, str | None, int]], copies: list[Copy]) -> int:
     """The most copies that can be given: every copy unit tried on every want (or none).
 
     ``wants``: (printing or None, worst rank, language, finish, need). Exponential; small cases only.
@@ -34,7 +36,7 @@ def brute_force(wants: list[tuple[int | None, int, str | None, str | None, int]]
     units = [copy for copy in copies for _ in range(copy.left)]
     room = [need for *_, need in wants]
 
-    def fits(want: tuple[int | None, int, str | None, str | None, int], copy: _Copy) -> bool:
+    def fits(want: tuple[int | None, int, str | None, str | None, int], copy: Copy) -> bool:
         printing, worst, language, finish, _ = want
         return (
             (printing is None or printing == copy.printing_id)
@@ -68,9 +70,9 @@ PRINTINGS = (1, 2)  # two printings of one card
 
 
 @st.composite
-def one_card(draw: Any) -> tuple[list[_Want], list[_Copy]]:
+def one_card(draw: Any) -> tuple[list[Want], list[Copy]]:
     wants = [
-        _Want(
+        Want(
             7,
             draw(st.sampled_from((None, *PRINTINGS))),
             draw(st.integers(1, 3)),
@@ -83,16 +85,16 @@ def one_card(draw: Any) -> tuple[list[_Want], list[_Copy]]:
     keys = draw(
         st.lists(st.tuples(st.sampled_from(PRINTINGS), st.sampled_from(GRADES)), min_size=1, max_size=4, unique=True)
     )
-    copies = [_Copy(pid, 7, grade, draw(st.integers(1, 2)), RANK[grade.condition]) for pid, grade in keys]
+    copies = [Copy(pid, 7, grade, draw(st.integers(1, 2)), RANK[grade.condition]) for pid, grade in keys]
     copies.sort(key=lambda c: (c.rank, c.printing_id, c.grade))  # as _index hands them over
     return wants, copies
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(one_card())
-def test_assign_gives_as_many_copies_as_the_brute_force(case: tuple[list[_Want], list[_Copy]]) -> None:
+def test_assign_gives_as_many_copies_as_the_brute_force(case: tuple[list[Want], list[Copy]]) -> None:
     wants, copies = case
-    given_ = _assign(wants, copies)
+    given_ = assign(wants, copies)
     reference = brute_force([(w.printing_id, w.worst, w.language, w.finish, w.need) for w in wants], copies)
     assert sum(n for _, n in given_) == reference
     for copy, n in given_:  # never more of a copy than is left, nor a copy nobody accepts
@@ -103,9 +105,9 @@ def test_assign_gives_as_many_copies_as_the_brute_force(case: tuple[list[_Want],
 def test_the_minimal_case_from_the_issue() -> None:
     """Card X ×1 at worst NM and its printing P1 ×1 at worst HP; the partner has P1 NM and P1 HP:
     two copies, where greedy gave the NM copy to the lax printing want and counted one."""
-    wants = [_Want(7, 1, 1, RANK["HP"]), _Want(7, None, 1, RANK["NM"])]
-    copies = [_Copy(1, 7, ItemGrade("NM"), 1, RANK["NM"]), _Copy(1, 7, ItemGrade("HP"), 1, RANK["HP"])]
-    assert sorted((c.grade.condition, n) for c, n in _assign(wants, copies)) == [("HP", 1), ("NM", 1)]
+    wants = [Want(7, 1, 1, RANK["HP"]), Want(7, None, 1, RANK["NM"])]
+    copies = [Copy(1, 7, ItemGrade("NM"), 1, RANK["NM"]), Copy(1, 7, ItemGrade("HP"), 1, RANK["HP"])]
+    assert sorted((c.grade.condition, n) for c, n in assign(wants, copies)) == [("HP", 1), ("NM", 1)]
 
 
 # End to end: random small populations (alice and two partners) over card A (printings T1-001,
@@ -193,8 +195,8 @@ def reference(pop: Population, me: str) -> dict[str, tuple[int, int]]:
                 out[card].append((pid, RANK[worst], language, finish, need))
         return out
 
-    def tradable(who: str) -> dict[str, list[_Copy]]:
-        out: dict[str, list[_Copy]] = defaultdict(list)
+    def tradable(who: str) -> dict[str, list[Copy]]:
+        out: dict[str, list[Copy]] = defaultdict(list)
         for number, (card, rarity) in PRINT_OF.items():
             mine = sorted(
                 ((g, qt) for (u, n, g), qt in pop.stock.items() if u == who and n == number),
@@ -206,10 +208,10 @@ def reference(pop: Population, me: str) -> dict[str, tuple[int, int]]:
                 left = min(for_trade, max(cap, 0))
                 cap -= left
                 if left:
-                    out[card].append(_Copy(hash(number), 0, grade, left, RANK[grade.condition]))
+                    out[card].append(Copy(hash(number), 0, grade, left, RANK[grade.condition]))
         return out
 
-    def count(wants: dict[str, list[Any]], copies: dict[str, list[_Copy]]) -> int:
+    def count(wants: dict[str, list[Any]], copies: dict[str, list[Copy]]) -> int:
         return sum(brute_force(wants[card], copies.get(card, [])) for card in wants)
 
     found = {}
@@ -263,7 +265,11 @@ MINIMAL = Population(  # the issue's case: greedy counted 1 of alice's 2
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# Fewer on PostgreSQL: each example is a dozen committed transactions there.
+POPULATIONS = 50 if os.environ.get("DATABASE_URL", "").startswith("postgresql") else 150
+
+
+@settings(max_examples=POPULATIONS, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @example(pop=MINIMAL)
 @given(pop=populations())
 def test_find_matches_equals_the_brute_force_on_random_populations(population_kit: Kit, pop: Population) -> None:

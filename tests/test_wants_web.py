@@ -533,6 +533,9 @@ def test_a_printing_want_refines_the_card_want_unless_wanted_in_addition(sample_
     assert missing == ["1", "1"] and boxes == [True] and "见指定印刷的需求" not in page
     with Session(engine_of(client)) as session:
         assert session.get(WantItem, printing_want).in_addition is True
+    assert add_want(client, printing_id=pid, quantity=1, min_condition="NM").status_code == 302  # the card page
+    with Session(engine_of(client)) as session:  # wanting it again there keeps the box
+        assert session.get(WantItem, printing_want).in_addition is True
     form.pop("in_addition")  # unticked
     assert client.post(f"/wants/{printing_want}", data=form).status_code == 302
     assert shown()[:2] == (["已齐", "1"], [False])

@@ -81,14 +81,15 @@ def set_want(
     min_condition: str = "MP",
     language: str | None = None,
     finish: str | None = None,
-    in_addition: bool = False,
+    in_addition: bool | None = None,
     now: datetime,
 ) -> WantItem | None:
     """Want ``quantity`` copies of a card (any printing) or of one printing; 0 removes the want.
 
     A printing want refines the card want of the same card (its copies are some of those the
-    card want asks for) unless ``in_addition`` (issue 28 §2, :func:`refines`); ignored for a
-    card want.
+    card want asks for) unless ``in_addition`` (issue 28 §2, :func:`refines`); None keeps what
+    the want says (False for a new one: a pasted list or a deck's "add missing" never drops the
+    box the wants page ticked); ignored for a card want.
 
     ``language`` / ``finish`` (any alias of grades.py's vocabularies; None or empty = any) make
     the want insist on them: only such copies count as owned or as a match (issue 13 §4).
@@ -123,7 +124,8 @@ def set_want(
         existing = WantItem(user_id=user_id, card_id=card_id, printing_id=printing_id, updated_at=now)
     existing.quantity, existing.min_condition, existing.updated_at = quantity, min_condition, now
     existing.language, existing.finish = language, finish
-    existing.in_addition = bool(in_addition) and printing_id is not None
+    if in_addition is not None:
+        existing.in_addition = in_addition and printing_id is not None
     session.add(existing)
     session.flush()
     return existing

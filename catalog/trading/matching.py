@@ -6,7 +6,9 @@ For me and every other user whose lists are public:
   trade (for trade − held by their open offers) in an acceptable condition (the want's worst
   acceptable condition or better) and, when the want names a language and/or a finish, in
   that language/finish only: such a want's "owned" counts only copies in them too (a want for
-  闪 is not covered by a 普通 copy, neither as a match nor as owned);
+  闪 is not covered by a 普通 copy, neither as a match nor as owned); a printing want refines
+  the card want of its card unless wanted in addition (issue 28 §2), and each card's copies
+  go to its wants by an exact assignment, a maximum flow (issue 28 §1);
 - what I can give that they still miss, the same way round.
 Keep-N is honoured: a user's copies of a printing offered beyond "total − keep N" for its rarity
 are not counted, whatever the for-trade numbers say. Ranked by the smaller side first (a
@@ -29,6 +31,7 @@ from catalog.collection.grades import CONDITIONS, ItemGrade, condition_rank
 from catalog.collection.tables import GAME, ITEM, PRINTING, SET, USER, WANT
 from catalog.collection.wants import refines
 from catalog.models import CardSet, CollectionItem, Game, Printing, User, WantItem, table_of
+from catalog.trading.assignment import Copy, Want, assign
 from catalog.trading.reservation import Key, LineSpec, held_by
 
 MAX_PARTNERS = 50
@@ -56,18 +59,7 @@ class Match:
         return (-min(a, b), -(a + b), self.username)
 
 
-@dataclass(frozen=True)
-class _Want:
-    card_id: int
-    printing_id: int | None
-    need: int
-    worst: int  # condition rank
-    language: str | None = None  # None: any
-    finish: str | None = None  # None: any
-    in_addition: bool = False  # a printing want on top of the card want (else it may refine it)
-
-
-Wants = dict[int, list[_Want]]  # card → the wants of one user for it
+Wants = dict[int, list[Want]]  # card → the wants of one user for it
 
 
 def _wants(
@@ -123,7 +115,7 @@ def _wants(
             query = query.where(WANT.user_id.in_(sorted(among)))
     out: dict[int, Wants] = defaultdict(lambda: defaultdict(list))
     for uid, card_id, pid, need, worst, language, finish, extra in session.execute(query):
-        out[uid][card_id].append(_Want(card_id, pid, int(need), RANK[worst], language, finish, bool(extra)))
+        out[uid][card_id].append(Want(card_id, pid, int(need), RANK[worst], language, finish, bool(extra)))
     for wants in out.values():
         for card_id in [card for card, of_card in wants.items() if len(of_card) > 1]:
             if not (refined := _refine(wants[card_id])):
@@ -133,7 +125,7 @@ def _wants(
     return out
 
 
-def _refine(of_card: list[_Want]) -> list[_Want]:
+def _refine(of_card: list[Want]) -> list[Want]:
     """The wants for one card once the printing wants refining the card want count towards it
     (issue 28 §2): the card want misses only what they do not ask for already.
 
@@ -152,15 +144,6 @@ def _refine(of_card: list[_Want]) -> list[_Want]:
     return [*rest, replace(card, need=card.need - covered)] if card.need > covered else rest
 
 
-@dataclass
-class _Copy:
-    printing_id: int
-    card_id: int
-    grade: ItemGrade
-    left: int
-    rank: int  # of the condition (lower is better)
-
-
 def _tradable(
     session: Session,
     *,
@@ -169,7 +152,7 @@ def _tradable(
     among: list[int] | None = None,
     card_ids: set[int],
     now: datetime,
-) -> dict[int, list[_Copy]]:
+) -> dict[int, list[Copy]]:
     """user → copies they can trade of these cards: for trade − held, capped by their keep-N rules.
 
     The copies of ``user_id``, or those of every user with public lists but ``public_except``
@@ -207,7 +190,7 @@ def _tradable(
         for uid, rules in session.execute(select(USER.id, USER.keep_rules).where(USER.id.in_(traders)))
         if rules
     }
-    out: dict[int, list[_Copy]] = defaultdict(list)
+    out: dict[int, list[Copy]] = defaultdict(list)
     kept = []
     for uid, pid, cond, lang, fin, for_trade in rows:
         card_id, rarity, game = printings[pid]
@@ -217,7 +200,7 @@ def _tradable(
         grade = ItemGrade(cond, lang, fin)
         left = for_trade - holds.get(uid, {}).get((pid, grade), 0)
         if left > 0:
-            out[uid].append(_Copy(pid, card_id, grade, left, RANK[cond]))
+            out[uid].append(Copy(pid, card_id, grade, left, RANK[cond]))
     if kept:
         _keep_capped(session, kept, printings, keep_rules, holds, out)
     return out
@@ -229,7 +212,7 @@ def _keep_capped(
     printings: dict[int, tuple[int, str, str]],
     keep_rules: dict[int, Any],
     holds: dict[int, dict[Key, int]],
-    out: dict[int, list[_Copy]],
+    out: dict[int, list[Copy]],
 ) -> None:
     """The copies of printings a keep-N rule covers: at most total − N of them, worst condition
     first (as the keep rule offers them), whatever the for-trade numbers say."""
@@ -251,18 +234,18 @@ def _keep_capped(
         left = min(left, cap)
         spare[(uid, pid)] = cap - max(0, left)
         if left > 0:
-            out[uid].append(_Copy(pid, card_id, grade, left, RANK[cond]))
+            out[uid].append(Copy(pid, card_id, grade, left, RANK[cond]))
 
 
-def _index(copies: list[_Copy]) -> dict[int, list[_Copy]]:
+def _index(copies: list[Copy]) -> dict[int, list[Copy]]:
     """Copies by card, best condition first (built once, reused for every partner)."""
-    by_card: dict[int, list[_Copy]] = defaultdict(list)
+    by_card: dict[int, list[Copy]] = defaultdict(list)
     for copy in sorted(copies, key=lambda c: (c.rank, c.printing_id, c.grade)):
         by_card[copy.card_id].append(copy)
     return by_card
 
 
-def _cover(wants: Wants, by_card: dict[int, list[_Copy]]) -> list[LineSpec]:
+def _cover(wants: Wants, by_card: dict[int, list[Copy]]) -> list[LineSpec]:
     """Lines of the indexed copies meeting ``wants``: the most copies that can be given, exactly.
 
     Copies serve the wants of their own card only, so each card shared by both sides is assigned
@@ -270,65 +253,14 @@ def _cover(wants: Wants, by_card: dict[int, list[_Copy]]) -> list[LineSpec]:
     wanted cards, and walking all 200 for each of a thousand partners was most of the matching
     time. Each copy is one item (printing + grade), so what is taken is counted per copy.
     """
-    taken: dict[tuple[int, ItemGrade], int] = {}
+    taken: list[tuple[Copy, int]] = []  # each copy (one item) once: a card's copies are its own
     small, large = (wants, by_card) if len(wants) <= len(by_card) else (by_card, wants)
     for card in small:
-        if card not in large:
-            continue
-        for copy, n in _assign(wants[card], by_card[card]):
-            key = (copy.printing_id, copy.grade)
-            taken[key] = taken.get(key, 0) + n
+        if card in large:
+            taken += assign(wants[card], by_card[card])
     # Unsorted: only the partners shown get their lines sorted (find_matches), since sorting
     # (printing, grade) keys for each of a thousand candidate partners cost more than covering.
-    return [LineSpec(pid, grade, n) for (pid, grade), n in taken.items()]
-
-
-def _accepts(want: _Want, copy: _Copy) -> bool:
-    """Whether ``copy`` meets ``want``: its printing (if it names one), condition, language, finish."""
-    return (
-        (want.printing_id is None or copy.printing_id == want.printing_id)
-        and copy.rank <= want.worst
-        and (want.language is None or want.language == copy.grade.language)
-        and (want.finish is None or want.finish == copy.grade.finish)
-    )
-
-
-def _assign(wants: list[_Want], copies: list[_Copy]) -> list[tuple[_Copy, int]]:
-    """(copy, how many of it) giving the most copies to the wants of one card (issue 28 §1).
-
-    A maximum flow, source → want (its need) → each copy it accepts → sink (the copies left),
-    at the least cost (the condition rank), so the best copies are named. Greedy was wrong: a lax
-    printing want took the NM copy a strict card want needed. One want, or wants accepting the
-    same copies, have no such choice: walking the copies best first is then exact, and it is the
-    common case a thousand partners go through, so the flow is built only when it can differ.
-    """
-    edges = [[i for i, copy in enumerate(copies) if _accepts(want, copy)] for want in wants]
-    if len(wants) == 1 or all(e == edges[0] for e in edges):
-        need = sum(want.need for want in wants)
-        out = []
-        for i in edges[0]:  # copies are indexed best condition first
-            n = min(need, copies[i].left)
-            if n > 0:
-                out.append((copies[i], n))
-                need -= n
-            if need == 0:
-                break
-        return out
-    import networkx as nx  # ~0.3 s to import: only a matching that needs a flow pays it
-
-    graph = nx.DiGraph()
-    for w, (want, accepted) in enumerate(zip(wants, edges, strict=True)):
-        if accepted:
-            graph.add_edge("source", ("want", w), capacity=want.need, weight=0)
-        for i in accepted:
-            graph.add_edge(("want", w), ("copy", i), capacity=want.need, weight=0)
-    for i, copy in enumerate(copies):
-        if graph.has_node(("copy", i)):
-            graph.add_edge(("copy", i), "sink", capacity=copy.left, weight=copy.rank)
-    if not graph.has_node("sink"):
-        return []
-    flow = nx.max_flow_min_cost(graph, "source", "sink")
-    return [(copies[i], flow[("copy", i)]["sink"]) for i in range(len(copies)) if flow.get(("copy", i), {}).get("sink")]
+    return [LineSpec(copy.printing_id, copy.grade, n) for copy, n in taken]
 
 
 def _sorted(lines: list[LineSpec]) -> list[LineSpec]:
@@ -457,7 +389,7 @@ def _exact(
     me: int,
     among: list[int],
     my_wants: Wants,
-    my_copies: dict[int, list[_Copy]],
+    my_copies: dict[int, list[Copy]],
     now: datetime,
 ) -> list[Match]:
     """The exact matches with the partners ``among`` (those with anything on either side)."""

@@ -2,7 +2,8 @@
 
 ``test_matching_speed``: matches for one user among ``BENCH_TRADE_USERS`` (default 1,000) public
 users with ``BENCH_TRADE_LISTS`` (default 200) wants and 200 haves each, over a synthetic
-catalogue of ``BENCH_TRADE_PRINTINGS`` (default 5,000) printings, on SQLite. Target (issue 13):
+catalogue of ``BENCH_TRADE_PRINTINGS`` (default 5,000) printings, on SQLite; ``BENCH_TRADE_PRINTING_WANTS``
+(default 0.1) of the wanted cards have a printing want as well. Target (issue 13):
 ≤ 300 ms. The data is written in bulk (items, wants and their ledger rows), not timed.
 
 ``test_settlement_throughput``: local trades of 10 lines (5 each way) proposed and accepted one
@@ -38,6 +39,9 @@ USERS = int(os.environ.get("BENCH_TRADE_USERS", "1000"))
 LISTS = int(os.environ.get("BENCH_TRADE_LISTS", "200"))
 PRINTINGS = int(os.environ.get("BENCH_TRADE_PRINTINGS", "5000"))
 TRADES = int(os.environ.get("BENCH_TRADES", "100"))
+# The share of wanted cards with a printing want too (half of them "in addition"): the wants then
+# compete for the same copies and matching assigns them by a flow (issue 28 §1).
+PRINTING_WANTS = float(os.environ.get("BENCH_TRADE_PRINTING_WANTS", "0.1"))
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
 
@@ -93,6 +97,9 @@ def matching_data(engine: Engine) -> tuple[list[int], int, int]:
     with catalog_db.transaction(engine) as session:
         printings = session.execute(select(Printing.id, Printing.card_id)).all()
         card_ids = sorted({card for _p, card in printings})
+        of_card: dict[int, list[int]] = {}
+        for pid, card in printings:
+            of_card.setdefault(card, []).append(pid)
         users = _users(session, USERS)
         items, ledger, wants = [], [], []
         for uid in users:
@@ -121,11 +128,25 @@ def matching_data(engine: Engine) -> tuple[list[int], int, int]:
                     {
                         "user_id": uid,
                         "card_id": card,
+                        "printing_id": None,
                         "quantity": rng.randint(1, 2),
                         "min_condition": "MP",
+                        "in_addition": False,
                         "updated_at": NOW,
                     }
                 )
+                if (
+                    PRINTING_WANTS and rng.random() < PRINTING_WANTS
+                ):  # issue 28: a printing want competing for the copies
+                    wants.append(
+                        wants[-1]
+                        | {
+                            "printing_id": rng.choice(of_card[card]),
+                            "quantity": 1,
+                            "min_condition": "NM",
+                            "in_addition": rng.random() < 0.5,
+                        }
+                    )
         session.execute(insert(table_of(CollectionItem)), items)
         session.execute(insert(table_of(LedgerEntry)), ledger)
         session.execute(insert(table_of(WantItem)), wants)

@@ -43,7 +43,8 @@ def live_server(sample_app) -> Iterator[str]:
     ensure_translations_compiled()
     # As in production: every form a browser submits must carry its CSRF token.
     sample_app.config["WTF_CSRF_ENABLED"] = True
-    server = make_server("127.0.0.1", 0, sample_app, threaded=True)
+    # LUNZANG_TEST_PORT: a fixed port (a shared machine hands each engineer a range), else a free one.
+    server = make_server("127.0.0.1", int(os.environ.get("LUNZANG_TEST_PORT", "0")), sample_app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, name="lunzang-test-server", daemon=True)
     thread.start()
     try:
