@@ -136,3 +136,34 @@ def test_exchange_item_ids_are_bounded(sample_app: Any, login: Any, item: str) -
         answer = shop.post(store, data=data, follow_redirects=True)
         assert answer.status_code < 500 and "0–9" in answer.get_data(as_text=True), data
     assert table_counts(get_engine(sample_app)) == before
+
+
+@pytest.mark.parametrize("value", ["1_0", "１", "9" * 25])
+def test_collection_and_wants_forms_refuse_what_int_took(sample_app: Any, login: Any, value: str) -> None:
+    """``int("1_0")`` is 10 and ``int("１")`` is 1: the forms took them as numbers."""
+    client = sample_app.test_client()
+    login(client, "alice")
+    before = table_counts(get_engine(sample_app))
+    changed = client.post("/collection/items", data={"set": "M4", "number": "M4-001", "delta": value})
+    assert changed.status_code in (303, 400)  # the page again, with the reason
+    wanted = client.post("/wants", data={"set": "M4", "number": "M4-001", "quantity": value})
+    assert wanted.status_code in (302, 400) and wanted.status_code < 500
+    assert table_counts(get_engine(sample_app)) == before
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["search", "swk", "--page", "1_0"],
+        ["search", "swk", "--per-page", "１"],
+        ["collection", "undo", "alice", "9" * 25],
+        ["demo", "synth", "--printings", "1_0", "--out", "{tmp}"],
+        ["serve", "--port", "99999", "--check"],
+    ],
+)
+def test_cli_options_go_through_the_strict_parser(
+    sample_app: Any, runner: Any, tmp_path: Path, args: list[str]
+) -> None:
+    result = runner.invoke(args=[a.replace("{tmp}", str(tmp_path / "synth")) for a in args])
+    assert result.exit_code == 2, (args, result.output)
+    assert "0–9" in result.output and not (result.exception and not isinstance(result.exception, SystemExit))

@@ -17,7 +17,9 @@ from flask.cli import with_appcontext
 
 from catalog import db as catalog_db
 from catalog.ingest import ImportFailed, ImportReport, import_catalogue, vacuum_after_import
+from catalog.numbers import INT32, INT64
 from webapp.cli_index import COMMANDS, load_command
+from webapp.cli_numbers import StrictInt
 from webapp.cli_support import friendly
 from webapp.db import get_engine
 
@@ -184,10 +186,10 @@ def demo() -> None:
 
 @demo.command("synth")
 @click.option(
-    "--printings", "count", type=click.IntRange(min=1), default=1000, show_default=True, help="生成的印刷卡牌数。"
+    "--printings", "count", type=StrictInt(1, INT32), default=1000, show_default=True, help="生成的印刷卡牌数。"
 )
 @click.option("--out", "out", type=click.Path(path_type=Path), required=True, help="输出目录。")
-@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="随机种子。")
+@click.option("--seed", type=StrictInt(0, INT64), default=1, show_default=True, help="随机种子。")
 @friendly
 def demo_synth(count: int, out: Path, seed: int) -> None:
     """生成 N 张印刷的合成永恒之轮目录（导入格式，可重复生成），用于压测。"""
@@ -199,8 +201,8 @@ def demo_synth(count: int, out: Path, seed: int) -> None:
 
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8000, show_default=True, type=int)
-@click.option("--workers", default=2, show_default=True, type=int)
+@click.option("--port", default=8000, show_default=True, type=StrictInt(1, 65535))
+@click.option("--workers", default=2, show_default=True, type=StrictInt(1, 256))
 @click.option("--check", is_flag=True, help="只检查数据库与限流存储（Redis）能否连接，不启动服务；正常时退出码为 0。")
 @with_appcontext
 def serve(host: str, port: int, workers: int, check: bool) -> None:

@@ -50,6 +50,13 @@ def load(app: Flask, test_config: dict[str, Any] | None = None) -> None:
         RATELIMIT_ENABLED=True,
         RATELIMIT_STRATEGY="moving-window",
         RATELIMIT_HEADERS_ENABLED=True,
+        # Redis away must not lock anyone out (issue 28 §9): each process then counts on its own
+        # (Flask-Limiter's in-memory fallback: the same limits, logged), and goes back to the
+        # shared store when it answers again (re-checked with a backoff of 1, 2, 4 … 32 s);
+        # /healthz and `serve --check` say so. A failure of the limiter itself is logged, never
+        # a 500. Redis timeouts are short: a store that hangs must not hold a sign-in.
+        RATELIMIT_IN_MEMORY_FALLBACK_ENABLED=True,
+        RATELIMIT_SWALLOW_ERRORS=True,
         PASSWORD_HASH_METHOD=None,  # werkzeug's default (scrypt)
         # Request bodies: a bit above the 20 MB scan cap (catalog.images.scans.MAX_BYTES) for the
         # multipart overhead; the 10 MB collection CSV cap is the domain's (catalog.collection.csvio).
@@ -74,6 +81,8 @@ def load(app: Flask, test_config: dict[str, Any] | None = None) -> None:
             app.config[key] = os.environ[key]
     if test_config:
         app.config.update(test_config)
+    if str(app.config["RATELIMIT_STORAGE_URI"]).startswith(("redis", "rediss")):
+        app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", {"socket_connect_timeout": 1, "socket_timeout": 1})
     if app.config["TESTING"] and not app.config["PASSWORD_HASH_METHOD"]:
         app.config["PASSWORD_HASH_METHOD"] = "pbkdf2:sha256:1"  # cheap: tests create many users
     told = app.config["LUNZANG_HTTPS"]

@@ -1,6 +1,9 @@
 """``GET /healthz`` and ``lunzang serve --check``: can this server reach its database and its
 rate-limit store (Redis when several servers share it)? For a load balancer's health check:
-200 with each part "ok", else 503 naming what failed. Anonymous, cheap, never cached."""
+200 with each part "ok"; 503 naming the database when it fails. Redis away is "degraded", still
+200 (issue 28 §9): each process limits sign-ins on its own until it answers again, and taking
+every server out of the balancer for it would lock everyone out. ``serve --check`` exits 1 for
+anything not "ok". Anonymous, cheap, never cached."""
 
 from __future__ import annotations
 
@@ -26,10 +29,13 @@ def checks(app: Flask) -> dict[str, str]:
     try:
         storage = limiter.storage
         healthy = bool(storage.check()) if storage is not None else False
-        results["rate_limit_store"] = "ok" if healthy else f"{store.split('://')[0]} does not answer"
+        results["rate_limit_store"] = "ok" if healthy else f"{store.split('://')[0]} does not answer" + FALLBACK
     except Exception as error:
-        results["rate_limit_store"] = _reason(error)
+        results["rate_limit_store"] = _reason(error) + FALLBACK
     return results
+
+
+FALLBACK = ": sign-in is limited per process until it answers again"
 
 
 def _reason(error: BaseException) -> str:
@@ -41,7 +47,10 @@ def init_app(app: Flask) -> None:
     @app.get("/healthz")
     def healthz() -> Any:
         results = checks(app)
-        healthy = all(v == "ok" for v in results.values())
-        response = jsonify({"status": "ok" if healthy else "unavailable", **results})
+        if results["database"] != "ok":
+            status, code = "unavailable", 503
+        else:
+            status, code = ("ok" if all(v == "ok" for v in results.values()) else "degraded"), 200
+        response = jsonify({"status": status, **results})
         response.headers["Cache-Control"] = "no-store"
-        return response, 200 if healthy else 503
+        return response, code

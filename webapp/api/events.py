@@ -174,6 +174,14 @@ _ROUND = {"name": "round", "in": "query", "required": False, "schema": {"type": 
 _ID = {"name": "event_id", "in": "path", "required": True, "schema": {"type": "integer"}}
 
 
+def _event_links(event_id: str) -> dict[str, Any]:
+    """OpenAPI links from an answer naming an event (runtime expression ``event_id``) to its
+    pages and writes (issue 28 §11: schemathesis' stateful phase follows them)."""
+    targets = ("getEvent", "eventPairings", "eventStandings", "registerForEvent", "reportResult")
+    return {target[0].upper() + target[1:]: {"operationId": target, "parameters": {"event_id": event_id}}
+            for target in targets}  # fmt: skip
+
+
 def _json(ref: str) -> dict[str, Any]:
     return {"content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{ref}"}}}}
 
@@ -267,14 +275,25 @@ SCHEMAS["Registration"] = {
     },
 }
 PATHS["/events"] = {
-    "get": {"summary": "Events, newest first", "responses": {"200": {"description": "{events: [Event]}"}}}
+    "get": {
+        "summary": "Events, newest first",
+        "operationId": "listEvents",
+        "responses": {
+            "200": {
+                "description": "{events: [Event]}",
+                "links": _event_links("$response.body#/events/0/id")
+                | {f"{k}Second": v for k, v in _event_links("$response.body#/events/1/id").items()},
+            }
+        },
+    }
 }
 PATHS["/events/{event_id}"] = {
     "get": {
         "summary": "One event",
+        "operationId": "getEvent",
         "parameters": [_ID],
         "responses": {
-            "200": {"description": "The event", **_json("Event")},
+            "200": {"description": "The event", **_json("Event"), "links": _event_links("$response.body#/id")},
             "404": {"description": "No such event", **_ERROR},
         },
     }
@@ -282,9 +301,21 @@ PATHS["/events/{event_id}"] = {
 PATHS["/events/{event_id}/pairings"] = {
     "get": {
         "summary": "A round's pairings (default: the last round)",
+        "operationId": "eventPairings",
         "parameters": [_ID, _ROUND],
         "responses": {
-            "200": {"description": "Pairings", **_json("Pairings")},
+            "200": {
+                "description": "Pairings",
+                **_json("Pairings"),
+                "links": {
+                    "ReportFirstTable": {
+                        "operationId": "reportResult",
+                        "parameters": {"event_id": "$response.body#/event"},
+                        "requestBody": {"round": "$response.body#/round", "table": "$response.body#/pairings/0/table"},
+                    },
+                    "Standings": {"operationId": "eventStandings", "parameters": {"event_id": "$response.body#/event"}},
+                },
+            },
             "404": {"description": "No such event or round", **_ERROR},
         },
     }
@@ -292,6 +323,7 @@ PATHS["/events/{event_id}/pairings"] = {
 PATHS["/events/{event_id}/standings"] = {
     "get": {
         "summary": "Standings after a round (default: the last round)",
+        "operationId": "eventStandings",
         "parameters": [_ID, _ROUND],
         "responses": {
             "200": {"description": "Standings", **_json("Standings")},
@@ -302,6 +334,7 @@ PATHS["/events/{event_id}/standings"] = {
 PATHS["/events/{event_id}/registrations"] = {
     "post": {
         "summary": "Register the token's user with a list, or change it before the deadline; organisers add walk-ins",
+        "operationId": "registerForEvent",
         "security": [{"bearerAuth": []}],
         "parameters": [_ID],
         "requestBody": {
@@ -310,15 +343,19 @@ PATHS["/events/{event_id}/registrations"] = {
                     "schema": {
                         "type": "object",
                         "properties": {
-                            "deck": {"type": "string"},
-                            "player": {"type": "string", "description": "walk-in (organiser)"},
+                            "deck": {"type": ["string", "null"]},
+                            "player": {"type": ["string", "null"], "description": "walk-in (organiser); null: none"},
                         },
                     }
                 }
             }
         },
         "responses": {
-            "201": {"description": "Registered", **_json("Registration")},
+            "201": {
+                "description": "Registered",
+                **_json("Registration"),
+                "links": _event_links("$request.path.event_id"),
+            },
             "200": {"description": "The list was changed", **_json("Registration")},
             "401": {"description": "No or a bad token", **_ERROR},
             "403": {"description": "Only the organiser adds walk-ins", **_ERROR},
@@ -330,6 +367,7 @@ PATHS["/events/{event_id}/registrations"] = {
 PATHS["/events/{event_id}/results"] = {
     "post": {
         "summary": "A table's result: recorded when the organiser sends it, a report to confirm when a player does",
+        "operationId": "reportResult",
         "security": [{"bearerAuth": []}],
         "parameters": [_ID],
         "requestBody": {
@@ -338,13 +376,25 @@ PATHS["/events/{event_id}/results"] = {
                     "schema": {
                         "type": "object",
                         "required": ["round", "table", "wins_a", "wins_b"],
-                        "properties": {k: {"type": "integer"} for k in ("round", "table", "wins_a", "wins_b", "draws")},
+                        "properties": {
+                            **{k: {"type": "integer", "minimum": 1, "maximum": 2**31 - 1} for k in ("round", "table")},
+                            **{
+                                k: {"type": "integer", "minimum": 0, "maximum": running.MAX_GAMES}
+                                for k in ("wins_a", "wins_b", "draws")
+                            },
+                        },
+                        "description": f"1 to {running.MAX_GAMES} games in all",
                     }
                 }
             }
         },
         "responses": {
-            "200": {"description": "Recorded (organiser)"},
+            "200": {
+                "description": "Recorded (organiser)",
+                "links": {
+                    "Standings": {"operationId": "eventStandings", "parameters": {"event_id": "$request.path.event_id"}}
+                },
+            },
             "202": {"description": "Reported, waiting for the organiser"},
             "400": {"description": "Impossible result, or not your table", **_ERROR},
             "401": {"description": "No or a bad token", **_ERROR},

@@ -87,10 +87,11 @@ SCHEMAS["PackOpenRequest"] = {
     "properties": {
         "set": {"type": "string", "description": "系列代号，如 M4"},
         "game": {"type": "string", "default": DEFAULT_GAME},
-        "packs": {"type": "integer", "minimum": 1, "maximum": boosters.MAX_PACKS},
-        "boxes": {"type": "integer", "minimum": 1, "maximum": boosters.MAX_BOXES},
+        # null: not given (3 boxes when neither is), as the server reads it
+        "packs": {"type": ["integer", "null"], "minimum": 1, "maximum": boosters.MAX_PACKS},
+        "boxes": {"type": ["integer", "null"], "minimum": 1, "maximum": boosters.MAX_BOXES},
         "seed": {
-            "type": "integer",
+            "type": ["integer", "null"],  # null: a random seed, as when it is left out
             "minimum": 0,
             "maximum": boosters.MAX_SEED,
             "description": "同一种子总是开出同样的卡；省略则随机选一个并在结果中返回",

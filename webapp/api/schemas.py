@@ -41,8 +41,9 @@ SCHEMAS["CollectionChange"] = {
         "set": {"type": "string", "description": "系列代号，如 M4"},
         "number": {"type": "string", "description": "收藏编号，如 M4-001"},
         "delta": {"type": "integer", "minimum": -MAX_DELTA, "maximum": MAX_DELTA},
-        "game": {"type": "string", "description": "a set code used by several games needs it"},
-        **_GRADES,
+        "game": {"type": ["string", "null"], "description": "a set code used by several games needs it"},
+        # null is read as "not given" (the default grade), as the server does
+        **{key: dict(value, type=["string", "null"]) for key, value in _GRADES.items()},
     },
 }
 SCHEMAS["CsvProblem"] = {
@@ -149,7 +150,11 @@ PATHS["/collection/import"] = {
         "security": _SECURITY,
         "parameters": [
             {"name": "mode", "in": "query", "schema": {"type": "string", "enum": list(MODES), "default": "add"}},
-            {"name": "dry_run", "in": "query", "schema": {"type": "integer", "enum": [0, 1], "default": 0}},
+            {
+                "name": "dry_run",
+                "in": "query",
+                "schema": {"type": "string", "enum": ["0", "1", "true", "false", "yes", "no"], "default": "0"},
+            },
             {"name": "filename", "in": "query", "schema": {"type": "string"}, "description": "kept with the import"},
             {
                 "name": "map",

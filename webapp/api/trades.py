@@ -309,13 +309,41 @@ SCHEMAS["TradeOffer"] = {
     "required": ["to"],
     "properties": {
         "to": {"type": "string", "description": "对方用户名"},
-        "give": {"type": "array", "items": {"$ref": "#/components/schemas/TradeLineIn"}},
-        "get": {"type": "array", "items": {"$ref": "#/components/schemas/TradeLineIn"}},
-        "mode": {"type": "string", "enum": ["local", "mail"], "default": "local"},
-        "message": {"type": "string", "maxLength": 1000},
+        # null is read as "not given" (an empty side, local, no message), as the server does
+        "give": {"type": ["array", "null"], "items": {"$ref": "#/components/schemas/TradeLineIn"}},
+        "get": {"type": ["array", "null"], "items": {"$ref": "#/components/schemas/TradeLineIn"}},
+        "mode": {"type": ["string", "null"], "enum": ["local", "mail", None], "default": "local"},
+        "message": {"type": ["string", "null"], "maxLength": 1000},
     },
 }
 _ID = [{"name": "trade_id", "in": "path", "required": True, "schema": {"type": "integer"}}]
+
+
+_ACTIONS = {
+    "counter": ("A new version: {version, give, get, message} (give = the caller's copies)", True),
+    "accept": ("Accept {version}; a local trade settles at once (idempotent)", True),
+    "decline": ("Decline the other party's version", False),
+    "cancel": ("Withdraw an offer; after acceptance both parties must cancel", False),
+    "sent": ("Mail: I posted my cards", False),
+    "received": ("Mail: I received the other side's cards (they move now; idempotent)", False),
+    "dispute": ("Dispute an accepted or completed trade {message}", False),
+}
+
+
+def _trade_links(trade: str) -> dict[str, Any]:
+    """OpenAPI links from an answer holding a trade at JSON pointer ``trade`` to what can be done
+    with it next (issue 28 §11: a client, or schemathesis' stateful phase, follows them)."""
+    links: dict[str, Any] = {
+        "GetTrade": {"operationId": "getTrade", "parameters": {"trade_id": f"$response.body#{trade}/id"}}
+    }
+    for name, (_summary, versioned) in _ACTIONS.items():
+        link: dict[str, Any] = {"operationId": f"{name}Trade", "parameters": {"trade_id": f"$response.body#{trade}/id"}}
+        if versioned:
+            link["requestBody"] = {"version": f"$response.body#{trade}/version"}
+        links[f"{name.capitalize()}Trade"] = link
+    return links
+
+
 _AUTH: list[dict[str, list[str]]] = [{"bearerAuth": []}]
 _CONFLICT = {"description": "Unavailable lines (error.lines), a stale version or a closed trade", **_ERROR}
 PATHS["/trades"] = {
@@ -326,8 +354,9 @@ PATHS["/trades"] = {
             "required": True,
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TradeOffer"}}},
         },
+        "operationId": "proposeTrade",
         "responses": {
-            "201": {"description": "The new trade (version 1)", **_TRADE},
+            "201": {"description": "The new trade (version 1)", **_TRADE, "links": _trade_links("")},
             "400": {"description": "Bad input (yourself, quantities, unknown card)", **_ERROR},
             "404": {"description": "Unknown user", **_ERROR},
             "409": _CONFLICT,
@@ -335,6 +364,7 @@ PATHS["/trades"] = {
     },
     "get": {
         "summary": "My trades, newest change first",
+        "operationId": "listTrades",
         "security": _AUTH,
         "parameters": [
             {
@@ -348,6 +378,7 @@ PATHS["/trades"] = {
         "responses": {
             "200": {
                 "description": "My trades (without their timelines)",
+                "links": _trade_links("/trades/0"),
                 "content": {
                     "application/json": {
                         "schema": {
@@ -367,19 +398,14 @@ PATHS["/trades"] = {
 PATHS["/trades/{trade_id}"] = {
     "get": {
         "summary": "One trade with both sides and its timeline (404 unless a party or an admin)",
+        "operationId": "getTrade",
         "security": _AUTH,
         "parameters": _ID,
-        "responses": {"200": {"description": "The trade", **_TRADE}, "404": {"description": "No such trade", **_ERROR}},
+        "responses": {
+            "200": {"description": "The trade", **_TRADE, "links": _trade_links("")},
+            "404": {"description": "No such trade", **_ERROR},
+        },
     }
-}
-_ACTIONS = {
-    "counter": ("A new version: {version, give, get, message} (give = the caller's copies)", True),
-    "accept": ("Accept {version}; a local trade settles at once (idempotent)", True),
-    "decline": ("Decline the other party's version", False),
-    "cancel": ("Withdraw an offer; after acceptance both parties must cancel", False),
-    "sent": ("Mail: I posted my cards", False),
-    "received": ("Mail: I received the other side's cards (they move now; idempotent)", False),
-    "dispute": ("Dispute an accepted or completed trade {message}", False),
 }
 
 
@@ -391,11 +417,11 @@ def _action_body(name: str, versioned: bool) -> dict[str, Any]:
         properties["version"] = {"type": "integer", "minimum": 1, "description": "the version you saw"}
     if name == "counter":
         properties |= {
-            "give": {"type": "array", "items": {"$ref": "#/components/schemas/TradeLineIn"}},
-            "get": {"type": "array", "items": {"$ref": "#/components/schemas/TradeLineIn"}},
+            "give": {"type": ["array", "null"], "items": {"$ref": "#/components/schemas/TradeLineIn"}},
+            "get": {"type": ["array", "null"], "items": {"$ref": "#/components/schemas/TradeLineIn"}},
         }
     if name in ("counter", "decline", "cancel", "dispute"):
-        properties["message"] = {"type": "string", "maxLength": 1000}
+        properties["message"] = {"type": ["string", "null"], "maxLength": 1000}  # null: no message
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if versioned:
         schema["required"] = ["version"]
@@ -406,11 +432,12 @@ for _name, (_summary, _versioned) in _ACTIONS.items():
     PATHS[f"/trades/{{trade_id}}/{_name}"] = {
         "post": {
             "summary": _summary,
+            "operationId": f"{_name}Trade",
             "security": _AUTH,
             "parameters": _ID,
             "requestBody": _action_body(_name, _versioned),
             "responses": {
-                "200": {"description": "The trade after the action", **_TRADE},
+                "200": {"description": "The trade after the action", **_TRADE, "links": _trade_links("")},
                 "400": {"description": "Bad input", **_ERROR},
                 "404": {"description": "No such trade (or not yours)", **_ERROR},
                 "409": _CONFLICT,

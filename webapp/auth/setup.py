@@ -42,3 +42,6 @@ def init_auth(app: Flask) -> None:
     login_manager.localize_callback = str  # flash the message in the visitor's language, as plain text
     csrf.init_app(app)
     limiter.init_app(app)
+    # The limiter object outlives one app (the test suite builds many): a store an earlier app
+    # found dead is not this app's. Flask-Limiter keeps that state in an attribute of its own.
+    limiter._storage_dead = False

@@ -14,6 +14,7 @@ from sqlmodel import Session
 from catalog.games import DEFAULT_GAME, GAMES
 from catalog.search import QueryError, result_json, search
 from webapp.cli_index import with_settings
+from webapp.cli_numbers import StrictInt
 from webapp.db import get_engine
 
 
@@ -56,8 +57,8 @@ class QueryCommand(click.Command):
 @click.command("search", cls=QueryCommand)
 @click.argument("query", nargs=-1, required=True)
 @click.option("--game", "-g", default=None, help=f"只搜索这个游戏（{'、'.join(GAMES)}）。")
-@click.option("--page", default=1, show_default=True, type=click.IntRange(min=1), help="页码。")
-@click.option("--per-page", default=60, show_default=True, type=click.IntRange(1, 175), help="每页张数。")
+@click.option("--page", default=1, show_default=True, type=StrictInt(1, 100_000), help="页码。")
+@click.option("--per-page", default=60, show_default=True, type=StrictInt(1, 175), help="每页张数。")
 @click.option("--json", "as_json", is_flag=True, help="输出 JSON（DESIGN §6）。")
 @with_settings
 def search_command(query: tuple[str, ...], game: str | None, page: int, per_page: int, as_json: bool) -> None:

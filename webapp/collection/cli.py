@@ -27,6 +27,7 @@ from catalog.collection import (
 from catalog.collection.csvio import MAX_BYTES, PRESETS, UnrecognisedHeader, parse_mapping
 from catalog.collection.imports import MODES, undo_import
 from catalog.collection.presets import FIELDS
+from webapp.cli_numbers import ID
 from webapp.cli_support import friendly
 from webapp.db import get_engine
 
@@ -166,7 +167,7 @@ def export_command(username: str, preset: str) -> None:
 
 @collection.command("undo")
 @click.argument("username")
-@click.argument("import_id", type=int)
+@click.argument("import_id", type=ID)
 @with_appcontext
 @friendly
 def undo_command(username: str, import_id: int) -> None:

@@ -44,6 +44,7 @@ from catalog.collection.manual import change_printing, printing_info, trade_prin
 from catalog.errors import LunzangError, Message
 from catalog.games import GAMES
 from catalog.lookup import UnknownPrinting, find_printing
+from catalog.numbers import INT32, BadNumber, parse_int
 from catalog.search import QueryError, printing_ids_matching
 from webapp.collection import bp
 from webapp.collection.rows import row_text, row_views, table_rows
@@ -191,10 +192,11 @@ def index() -> Any:
 
 
 def _form_int(name: str, message: Message) -> int:
-    raw = request.form.get(name, "").strip()
+    """A whole number of the form: ASCII digits within an integer column (``int()`` took ``1_0``
+    and ``１``), else ``message`` (issue 28 §5)."""
     try:
-        return int(raw)
-    except ValueError:
+        return parse_int(request.form.get(name, ""), field=name, low=-INT32)
+    except BadNumber:
         raise BadForm(message) from None
 
 

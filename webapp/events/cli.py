@@ -29,7 +29,8 @@ from catalog.events.export import event_csv, event_workbook, season_csv, season_
 from catalog.events.registration import EventError
 from catalog.models import Event, Match
 from catalog.numbers import BadNumber, parse_int
-from webapp.cli_support import ID, StrictInt, friendly
+from webapp.cli_numbers import ID, StrictInt
+from webapp.cli_support import friendly
 from webapp.db import get_engine
 
 MAX_FILE = 1_000_000

@@ -26,7 +26,7 @@ from catalog.events.rounds import recommended_rounds, recommended_top_cut
 from catalog.events.standings import TIEBREAKERS
 from catalog.games import DEFAULT_GAME, GAMES
 from catalog.models import Event
-from catalog.numbers import INT32, parse_optional_int
+from catalog.numbers import parse_optional_int
 from webapp import timezones
 from webapp.db import get_session
 from webapp.events import bp
@@ -260,7 +260,7 @@ def exchange_edit(store: str) -> Any:
         if form.get("action") == "redeem":
             prizes.redeem(
                 session=session, store=store[:100], player_key=form.get("player", "")[:80],
-                item_id=_form_int("item", high=INT32), quantity=_form_int("quantity", 1), today=today, now=utcnow(),
+                item_id=_form_int("item"), quantity=_form_int("quantity", 1), today=today, now=utcnow(),
                 by_user_id=current_user.id,
             )  # fmt: skip
             flash(_("已兑换"))

@@ -26,7 +26,7 @@ from catalog.events.pairing import PAIRING_SYSTEMS
 from catalog.events.standings import TIEBREAKERS
 from catalog.games import GAMES
 from catalog.models import Event
-from catalog.numbers import parse_int
+from catalog.numbers import INT32, parse_int
 from webapp.db import get_session
 from webapp.events import bp
 from webapp.helpers import localized, utcnow
@@ -256,8 +256,9 @@ def report(event_id: int) -> Any:
     return redirect(back, code=303)
 
 
-def _form_int(name: str, default: int | None = None, *, high: int = 999_999) -> int:
-    """A whole number from the form (ASCII digits, at most ``high`` either way), else BadNumber."""
+def _form_int(name: str, default: int | None = None, *, high: int = INT32) -> int:
+    """A whole number from the form (ASCII digits, at most ``high`` either way: by default an
+    integer column's bound, as ids are), else BadNumber; the domain checks each field's range."""
     raw = request.form.get(name, "").strip()
     if not raw and default is not None:
         return default

@@ -17,6 +17,7 @@ from catalog import accounts, browse
 from catalog.collection import wants as want_lists
 from catalog.errors import LunzangError
 from catalog.games import GAMES
+from catalog.numbers import INT32, BadNumber, parse_int
 from webapp import game_name
 from webapp.db import get_session
 from webapp.helpers import condition_choices, localized, safe_next, utcnow
@@ -33,9 +34,9 @@ def _int_field(name: str, default: int | None = None) -> int | None:
     raw = request.form.get(name, "").strip()
     if not raw:
         return default
-    try:
-        return int(raw)
-    except ValueError:
+    try:  # ASCII digits within an integer column (int() took 1_0 and １): issue 28 §5
+        return parse_int(raw, field=name, low=-INT32)
+    except BadNumber:
         return None
 
 
