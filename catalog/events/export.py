@@ -35,9 +35,9 @@ def standing_rows(session: Session, event: Event, up_to: int | None = None) -> l
             s.rank,
             s.record.entrant.name,
             s.record.points,
-            round(s.record.omw, 4),
-            round(s.record.gw, 4),
-            round(s.record.ogw, 4),
+            round(float(s.record.omw), 4),
+            round(float(s.record.gw), 4),
+            round(float(s.record.ogw), 4),
             s.record.played,
             s.record.won,
             s.record.drawn,
@@ -127,8 +127,8 @@ def event_csv(*, session: Session, event: Event) -> str:
     for s in table.rows:
         r = s.record
         writer.writerow(
-            [s.rank, r.entrant.name, r.points, f"{r.omw:.4f}", f"{r.gw:.4f}", f"{r.ogw:.4f}", r.played, r.won,
-             r.drawn, r.lost, r.byes, chests.get(r.entrant.id, 0)]
+            [s.rank, r.entrant.name, r.points, *(f"{float(v):.4f}" for v in (r.omw, r.gw, r.ogw)), r.played,
+             r.won, r.drawn, r.lost, r.byes, chests.get(r.entrant.id, 0)]
         )  # fmt: skip
     return out.getvalue()
 

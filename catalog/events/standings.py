@@ -12,6 +12,12 @@ an opponent. A round missed by a late entrant is a 0–2 match loss with no oppo
 "late entrants receive a match loss for each round missed"). Dropped players keep their
 results: they still count as opponents of the players they met.
 
+Every figure is exact (:class:`fractions.Fraction`) and compared exactly: two players whose OMW
+is 11/27 are equal, so GW decides (MTR 3.1), never floating-point noise. Rounding is for display
+only (:func:`percent`). The floors stay as they are: each opponent's MW and GW at exactly 1/3
+(not MTR's printed 0.33, which moves published 50 % readings to 49 %), the player's own GW
+unfloored.
+
 Tiebreak sets are strategies in :data:`TIEBREAKERS` (the built-in ``mtr`` and ``buchholz`` use
 the same registry an extension would); an event stores the name of its set.
 """
@@ -20,8 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 
-THIRD = 1 / 3
+THIRD = Fraction(1, 3)
+ZERO = Fraction(0)
 WIN, DRAW = 3, 1
 
 
@@ -62,15 +70,15 @@ class Record:
     game_points: int = 0
     games: int = 0
     opponents: list[int] = field(default_factory=list)
-    omw: float = 0.0
-    gw: float = 0.0
-    ogw: float = 0.0
+    omw: Fraction = ZERO
+    gw: Fraction = ZERO
+    ogw: Fraction = ZERO
     buchholz: int = 0
 
     @property
-    def mw(self) -> float:
-        """Match-win % (unfloored; 0 before the first match)."""
-        return self.points / (3 * self.played) if self.played else 0.0
+    def mw(self) -> Fraction:
+        """Match-win % (unfloored; 0 before the first match), exact."""
+        return Fraction(self.points, 3 * self.played) if self.played else ZERO
 
     def add_match(self, games_won: int, games_lost: int, draws: int, opponent: int | None) -> None:
         self.played += 1
@@ -106,18 +114,34 @@ def records(entrants: Iterable[Entrant], results: Iterable[Result], *, up_to: in
         for _ in range(max(missed, 0)):
             record.add_match(0, 2, 0, None)  # a missed round (late entry) is a 0–2 loss
     mw = {pid: max(THIRD, r.mw) for pid, r in table.items()}
-    gw = {pid: (r.game_points / (3 * r.games) if r.games else 0.0) for pid, r in table.items()}
+    gw = {pid: (Fraction(r.game_points, 3 * r.games) if r.games else ZERO) for pid, r in table.items()}
+    floored_gw = {pid: max(THIRD, value) for pid, value in gw.items()}
     for pid, record in table.items():
         record.gw = gw[pid]
         opponents = record.opponents
         # Choice (MTR silent): a player without opponents (only byes so far) gets the floor.
-        record.omw = sum(mw[o] for o in opponents) / len(opponents) if opponents else THIRD
-        record.ogw = sum(max(THIRD, gw[o]) for o in opponents) / len(opponents) if opponents else THIRD
+        record.omw = _mean([mw[o] for o in opponents])
+        record.ogw = _mean([floored_gw[o] for o in opponents])
         record.buchholz = sum(table[o].points for o in opponents)
     return table
 
 
-SortKey = Callable[[Record], tuple[float, ...]]
+def _mean(values: list[Fraction]) -> Fraction:
+    """The exact mean of some fractions (1/3, the floor, when there are none)."""
+    if not values:
+        return THIRD
+    return sum(values, ZERO) / len(values)
+
+
+def percent(value: Fraction, places: int = 2) -> str:
+    """A tiebreaker for display, as a percentage rounded half up (``Fraction(11, 27)`` → ``40.74``)."""
+    scaled = value * 100 * 10**places
+    whole = (scaled.numerator * 2 + scaled.denominator) // (2 * scaled.denominator)
+    text = str(whole).rjust(places + 1, "0")
+    return f"{text[:-places]}.{text[-places:]}" if places else text
+
+
+SortKey = Callable[[Record], tuple[int | Fraction, ...]]
 
 
 @dataclass(frozen=True)
