@@ -13,6 +13,7 @@ from openpyxl import load_workbook
 from sqlmodel import Session
 
 from catalog.models import Event
+from tests.eventkit import staff_store
 from tests.helpers import table_counts
 from tests.test_decks import legal_samsara_list
 from webapp.db import get_engine
@@ -36,6 +37,7 @@ def _new_event(runner: Any, *extra: str) -> str:
 def test_a_whole_event_from_the_command_line(sample_app: Any, runner: Any, tmp_path: Path, make_user: Any) -> None:
     with sample_app.app_context(), Session(get_engine()) as session, session.begin():
         make_user(session, "shop", role="organizer")
+        staff_store(session, "卡牌竞技场", "shop")
         deck = legal_samsara_list(get_engine())
     deck_file = tmp_path / "deck.txt"
     deck_file.write_text(deck, encoding="utf-8")

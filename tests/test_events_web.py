@@ -13,6 +13,7 @@ from sqlmodel import Session, select
 
 from catalog.events.prizes import check_chests
 from catalog.models import ChestBalance, Event, Match, Registration
+from tests.eventkit import staff_store
 from tests.test_decks import legal_samsara_list
 from webapp.db import get_engine
 
@@ -26,6 +27,9 @@ def _engine(app: Any) -> Any:
 
 def _create(client: Any, login: Any, organiser: str = "shop", **fields: str) -> int:
     login(client, organiser, role="organizer")
+    with Session(_engine(client.application)) as session:
+        staff_store(session, fields.get("store", "卡牌竞技场") or "卡牌竞技场", organiser)
+        session.commit()
     form = {"name": "十一月月赛", "game": "samsara", "format": "standard", "date": "2026-11-28", "store": "卡牌竞技场",
             "city": "上海", "round_minutes": "50", "top_cut": "0", "kind": "monthly"} | fields  # fmt: skip
     response = client.post("/events/new", data=form)

@@ -28,6 +28,7 @@ from catalog.errors import LunzangError, Message
 from catalog.events.playoff import final_order
 from catalog.events.registration import EventError, EventNotFound, prize_table
 from catalog.events.results import standings
+from catalog.events.stores import check_prizes
 from catalog.events.tables import BALANCE, CHEST_LEDGER, ITEM, REG
 from catalog.models import ChestBalance, ChestLedger, Event, ExchangeItem, Redemption, Registration
 from catalog.text import fold
@@ -124,6 +125,7 @@ def award_chests(*, session: Session, event: Event, now: datetime) -> list[Placi
     if not event.store:
         raise EventError(Message("请先填写赛事的店铺：宝箱记在店铺名下", "set the event's store first"))
     given = placings(session=session, event=event)
+    check_prizes(session=session, store_key=event.store_key, prizes={p.place: p.chests for p in given})
     for placing in given:
         if placing.chests:
             reg = placing.registration

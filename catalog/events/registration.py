@@ -24,6 +24,7 @@ from catalog.errors import LunzangError, Message
 from catalog.events.pairing import PAIRING_SYSTEMS
 from catalog.events.rounds import recommended_rounds
 from catalog.events.standings import TIEBREAKERS
+from catalog.events.stores import check_prizes, staffs_event_store
 from catalog.events.tables import PRIZE, REG, ROUND, SEASON
 from catalog.models import Event, PrizeTable, Registration, Season, User
 from catalog.text import fold
@@ -149,6 +150,7 @@ def set_prize_table(*, session: Session, event: Event, prizes: dict[int, int]) -
     for place, chests in prizes.items():
         if not 0 <= place <= 64 or not 0 <= chests <= 1000:
             raise EventError(Message("奖励表的名次或宝箱数不合理", "a place or chest count is out of range"))
+    check_prizes(session=session, store_key=event.store_key, prizes=prizes)
     for row in session.scalars(select(PrizeTable).where(PRIZE.event_id == event.id)):
         session.delete(row)
     session.flush()
@@ -173,10 +175,17 @@ def get_event(*, session: Session, event_id: int, lock: bool = False) -> Event:
 
 
 def can_manage(event: Event, user: User | None) -> bool:
-    """Only the event's organiser or an admin manages it."""
+    """An admin, or an organiser on the staff of the event's store (issue 29 §6: stores are
+    accounts); an event without a store is managed by the organiser who created it."""
     if user is None or not getattr(user, "is_authenticated", False):
         return False
-    return user.role == "admin" or (user.role in ("organizer", "admin") and event.organizer_id == user.id)
+    if user.role == "admin":
+        return True
+    if user.role != "organizer":
+        return False
+    if event.store_key:
+        return staffs_event_store(user, event.store_key, event)
+    return event.organizer_id == user.id
 
 
 def require_manager(event: Event, user: User | None) -> None:

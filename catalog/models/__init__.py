@@ -55,6 +55,7 @@ if TYPE_CHECKING:
         ChestBalance,
         ChestLedger,
         Event,
+        EventAudit,
         ExchangeItem,
         Match,
         PairingChange,
@@ -64,6 +65,8 @@ if TYPE_CHECKING:
         ResultReport,
         Round,
         Season,
+        Store,
+        StoreStaff,
     )
     from catalog.models.trading import Trade, TradeEvent, TradeFeedback, TradeLine, TradePrice
     from catalog.models.users import (
@@ -102,6 +105,7 @@ AREAS: dict[str, tuple[str, ...]] = {
         "ChestBalance",
         "ChestLedger",
         "Event",
+        "EventAudit",
         "ExchangeItem",
         "Match",
         "PairingChange",
@@ -111,6 +115,8 @@ AREAS: dict[str, tuple[str, ...]] = {
         "ResultReport",
         "Round",
         "Season",
+        "Store",
+        "StoreStaff",
     ),
     "trading": ("Trade", "TradeEvent", "TradeFeedback", "TradeLine", "TradePrice"),
     "users": (
@@ -146,6 +152,7 @@ __all__ = [
     "CollectionImport",
     "CollectionItem",
     "Event",
+    "EventAudit",
     "ExchangeItem",
     "Format",
     "Game",
@@ -164,6 +171,8 @@ __all__ = [
     "Round",
     "SavedDeck",
     "Season",
+    "Store",
+    "StoreStaff",
     "Trade",
     "TradeEvent",
     "TradeFeedback",

@@ -23,7 +23,7 @@ from catalog import accounts
 from catalog import db as catalog_db
 from catalog.decks.lists import DecklistError
 from catalog.errors import Message
-from catalog.events import prizes, running, seasons, views
+from catalog.events import prizes, running, seasons, stores, views
 from catalog.events import registration as reg
 from catalog.events.export import event_csv, event_workbook, season_csv, season_workbook
 from catalog.events.registration import EventError
@@ -121,6 +121,10 @@ def _names(session: Session, event: Event) -> dict[int, str]:
 @click.option("--kind", default="monthly", type=click.Choice(["monthly", "bawang", "qualifier"]), help="赛事类型。")
 @click.option("--top-cut", type=click.Choice(["0", "4", "8"]), default="0", help="决赛圈人数。")
 @click.option("--deadline", default=None, help="卡组截止时间 YYYY-MM-DDTHH:MM（UTC）。")
+@click.option(
+    "--third-place", type=click.Choice(["playoff", "swiss"]), default="swiss",
+    help="决赛圈季军：playoff 加赛，swiss 按瑞士轮名次。",
+)  # fmt: skip
 @with_appcontext
 @friendly
 def create_command(
@@ -136,6 +140,7 @@ def create_command(
     kind: str,
     top_cut: str,
     deadline: str | None,
+    third_place: str,
 ) -> None:
     """创建赛事，打印新赛事的编号。"""
     try:
@@ -154,10 +159,12 @@ def create_command(
                     Message(f"{user.username} 没有主办者（organizer）角色", f"{user.username} is not an organizer")
                 )
             organizer_id = user.id
+            if store.strip():  # issue 29 §6: an organiser acts only for the stores they staff
+                stores.require_staff(session=session, user=user, store=store.strip())
         event = reg.create_event(
             session=session, name=name, game=game, format_code=format_code, date=held_on, now=now(),
             organizer_id=organizer_id, rounds=rounds, season_code=season_code, store=store, city=city, kind=kind,
-            top_cut=int(top_cut), deadline=locks_at,
+            top_cut=int(top_cut), deadline=locks_at, third_place=third_place,
         )  # fmt: skip
         click.echo(event.id)
 

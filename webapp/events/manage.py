@@ -19,7 +19,7 @@ from flask_login import current_user, login_required
 from catalog.decks.check import format_choices
 from catalog.decks.lists import DecklistError
 from catalog.errors import LunzangError, Message
-from catalog.events import prizes, running, seasons, views
+from catalog.events import prizes, running, seasons, stores, views
 from catalog.events import registration as reg
 from catalog.events.export import event_csv, event_workbook
 from catalog.events.rounds import recommended_rounds, recommended_top_cut
@@ -71,6 +71,8 @@ def create_event() -> Any:
     _organiser()
     form = request.form
     try:
+        if form.get("store", "").strip():
+            stores.require_staff(session=get_session(), user=current_user, store=form.get("store", "").strip())
         try:
             held_on = date.fromisoformat(form.get("date", ""))
         except ValueError as error:
@@ -256,6 +258,7 @@ def exchange_edit(store: str) -> Any:
     form = request.form
     today = utcnow().date()
     try:
+        stores.require_staff(session=session, user=current_user, store=store[:100])
         if form.get("action") == "redeem":
             prizes.redeem(
                 session=session, store=store[:100], player_key=form.get("player", "")[:80],

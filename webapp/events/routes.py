@@ -19,13 +19,14 @@ from catalog.decks.check import game_formats
 from catalog.decks.lists import DecklistError
 from catalog.decks.saved import get_deck, list_decks
 from catalog.errors import LunzangError
-from catalog.events import prizes, running, seasons, views
+from catalog.events import prizes, running, seasons, stores, views
 from catalog.events import registration as reg
 from catalog.events.export import season_csv, season_workbook
 from catalog.events.pairing import PAIRING_SYSTEMS
 from catalog.events.standings import TIEBREAKERS
 from catalog.games import GAMES
 from catalog.models import Event
+from catalog.text import fold
 from webapp.db import get_session
 from webapp.events import bp
 from webapp.helpers import localized, utcnow
@@ -53,6 +54,8 @@ def load_event(event_id: int, *, lock: bool = False) -> Event:
 def failed(error: LunzangError | DecklistError, target: str) -> Any:
     """Undo the request's writes, show the message, go back (nothing changed)."""
     get_session().rollback()
+    if isinstance(error, LunzangError) and error.status == 403:
+        abort(403, localized(error))  # another store's business: refused outright, nothing changed
     if isinstance(error, DecklistError):
         lines = [
             f"{_('第 %(n)d 行', n=p.line)}：{localized_problem(p)}" if p.line else localized_problem(p)
@@ -314,7 +317,8 @@ def exchange(store: str) -> Any:
     session = get_session()
     today = utcnow().date()
     items = prizes.exchange_list(session=session, store=store[:100])
-    manages = bool(user() and user().role in ("organizer", "admin"))
+    # issue 29 §6: only the store's staff (and admins) see its balances and edit its list
+    manages = stores.is_staff(session=session, user=user(), store_key=fold(store[:100]))
     return render_template(
         "events/exchange.html",
         store=store[:100],
