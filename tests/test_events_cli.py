@@ -85,6 +85,8 @@ def test_a_whole_event_from_the_command_line(sample_app: Any, runner: Any, tmp_p
     assert load_workbook(out).sheetnames == ["选手与卡组", "第1轮", "第2轮", "第3轮", "排名", "奖励"]
     csv_out = tmp_path / "sheet.csv"
     _ok(runner, "event", "export", event, "--out", str(csv_out))
+    assert csv_out.read_text(encoding="utf-8").startswith("名次,选手,积分,对手胜率,局胜率,对手局胜率")
+    _ok(runner, "event", "export", event, "--out", str(csv_out), "--header", "en")  # for scripts
     assert csv_out.read_text(encoding="utf-8").startswith("rank,player,points,omw,gw,ogw")
 
 

@@ -343,9 +343,13 @@ def finish_command(event_id: int) -> None:
 @event_group.command("export")
 @click.argument("event_id", type=int)
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path), help="FILE.xlsx 或 FILE.csv。")
+@click.option(
+    "--header", type=click.Choice(["zh", "en"]), default="zh",
+    help="CSV 表头语言：zh 中文（默认），en 英文键名（供脚本使用）。",
+)  # fmt: skip
 @with_appcontext
 @friendly
-def export_command(event_id: int, out: Path) -> None:
+def export_command(event_id: int, out: Path, header: str) -> None:
     """导出成绩表：XLSX（选手与卡组、每轮配对与结果、排名、奖励）或 CSV（最终排名）。"""
     suffix = out.suffix.lower()
     if suffix not in (".xlsx", ".csv"):
@@ -355,7 +359,7 @@ def export_command(event_id: int, out: Path) -> None:
         data = (
             event_workbook(session=session, event=event)
             if suffix == ".xlsx"
-            else event_csv(session=session, event=event).encode()
+            else event_csv(session=session, event=event, header=header).encode()
         )
     try:
         out.write_bytes(data)
@@ -391,14 +395,18 @@ def season_create(code: str, name: str, cut_top: int, qualifier_top: int, points
 @click.argument("code")
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--out", "out", default=None, type=click.Path(path_type=Path), help="导出 FILE.xlsx 或 FILE.csv。")
+@click.option(
+    "--header", type=click.Choice(["zh", "en"]), default="zh",
+    help="CSV 表头语言：zh 中文（默认），en 英文键名（供脚本使用）。",
+)  # fmt: skip
 @with_appcontext
 @friendly
-def season_standings(code: str, as_json: bool, out: Path | None) -> None:
+def season_standings(code: str, as_json: bool, out: Path | None, header: str) -> None:
     """赛季排名与国冠资格线。"""
     with Session(get_engine()) as session:
         board = seasons.leaderboard(session=session, season=seasons.get_season(session=session, code=code))
         if out is not None:
-            data = season_workbook(board) if out.suffix.lower() == ".xlsx" else season_csv(board).encode()
+            data = season_workbook(board) if out.suffix.lower() == ".xlsx" else season_csv(board, header).encode()
             out.write_bytes(data)
             click.echo(f"已导出 {out}")
             return

@@ -13,6 +13,7 @@ from datetime import date
 from typing import Any
 
 from flask import Response, abort, flash, redirect, render_template, request, url_for
+from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
@@ -21,7 +22,7 @@ from catalog.decks.lists import DecklistError
 from catalog.errors import LunzangError, Message
 from catalog.events import prizes, running, seasons, stores, views
 from catalog.events import registration as reg
-from catalog.events.export import event_csv, event_workbook
+from catalog.events.export import event_csv, event_workbook, exchange_csv, exchange_workbook
 from catalog.events.rounds import recommended_rounds, recommended_top_cut
 from catalog.events.standings import TIEBREAKERS
 from catalog.games import DEFAULT_GAME, GAMES
@@ -31,6 +32,11 @@ from webapp.db import get_session
 from webapp.events import bp
 from webapp.events.routes import _form_int, failed, load_event
 from webapp.helpers import utcnow
+
+
+def page_language() -> str:
+    """The CSV header language: the page's (issue 29 §8)."""
+    return "en" if str(get_locale()) == "en" else "zh"
 
 
 def _organiser() -> None:
@@ -242,7 +248,8 @@ def export(event_id: int, kind: str) -> Any:
         data = event_workbook(session=session, event=event)
         mimetype = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
     else:
-        data, mimetype = event_csv(session=session, event=event).encode("utf-8-sig"), "text/csv"
+        csv_text = event_csv(session=session, event=event, header=page_language())
+        data, mimetype = csv_text.encode("utf-8-sig"), "text/csv"
     response = Response(data, mimetype=mimetype)
     response.headers["Content-Disposition"] = f"attachment; filename=event-{event.id}.{kind}"
     return response
@@ -283,6 +290,28 @@ def exchange_edit(store: str) -> Any:
     except LunzangError as error:
         return failed(error, back)
     return redirect(back, code=303)
+
+
+@bp.get("/stores/<store>/exchange.<kind>")
+@login_required
+def exchange_export(store: str, kind: str) -> Any:
+    """The store's dated exchange list as XLSX or CSV (its staff and admins)."""
+    if kind not in ("xlsx", "csv"):
+        abort(404)
+    session = get_session()
+    try:
+        stores.require_staff(session=session, user=current_user, store=store[:100])
+    except LunzangError as error:
+        return failed(error, url_for("events.exchange", store=store[:100]))
+    items = prizes.exchange_list(session=session, store=store[:100])
+    if kind == "xlsx":
+        data = exchange_workbook(store[:100], items)
+        mimetype = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    else:
+        data, mimetype = exchange_csv(items, header=page_language()).encode("utf-8-sig"), "text/csv"
+    response = Response(data, mimetype=mimetype)
+    response.headers["Content-Disposition"] = f"attachment; filename=exchange.{kind}"
+    return response
 
 
 @bp.errorhandler(403)

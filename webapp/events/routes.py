@@ -305,7 +305,7 @@ def season_export(code: str, kind: str) -> Any:
         data = season_workbook(board)
         mimetype = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
     else:
-        data, mimetype = season_csv(board).encode("utf-8-sig"), "text/csv"
+        data, mimetype = season_csv(board, "en" if str(get_locale()) == "en" else "zh").encode("utf-8-sig"), "text/csv"
     response = Response(data, mimetype=mimetype)
     response.headers["Content-Disposition"] = f"attachment; filename=season-{board.season.id}.{kind}"
     return response
