@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session
 
+from catalog.collection.csvio import FORMULA_STARTS, safe_cell
 from catalog.events.prizes import placings
 from catalog.events.registration import last_round, registrations
 from catalog.events.running import matches, standings
-from catalog.collection.csvio import FORMULA_STARTS, safe_cell
 from catalog.events.seasons import Leaderboard
 from catalog.events.standings import Record
 from catalog.models import Event, ExchangeItem
