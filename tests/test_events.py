@@ -106,7 +106,7 @@ def test_eight_players_three_rounds_standings_and_chests(sample_catalogue: Engin
         table = running.standings(session=session, event=event)
         assert [s.record.points for s in table.rows] == [9, 6, 6, 6, 3, 3, 3, 0]
         running.finish_event(session=session, event=event)
-        given = prizes.award_chests(session=session, event=event, now=NOW)
+        given = prizes.award_chests(session=session, event=event, now=NOW, flagged="award")  # no lists: a choice
         assert [p.chests for p in given] == [9, 7, 5, 4, 4, 4, 4, 4]
         with pytest.raises(EventError, match="发放过了"):
             prizes.award_chests(session=session, event=event, now=NOW)

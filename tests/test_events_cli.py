@@ -30,7 +30,7 @@ def _ok(runner: Any, *args: str) -> str:
 
 def _new_event(runner: Any, *extra: str) -> str:
     out = _ok(runner, "event", "create", "--name", "十一月月赛", "--game", "samsara", "--format", "standard",
-              "--date", "2026-11-28", "--store", "卡牌竞技场", *extra)  # fmt: skip
+              "--date", "2026-11-28", "--store", "卡牌竞技场", "--deck-policy", "flag", *extra)  # fmt: skip
     return out.strip()
 
 
