@@ -60,3 +60,21 @@
       .catch(function () { form.submit(); });
   });
 })();
+
+// The public event page refreshes itself when a round is posted or a result comes in: it
+// polls a small GET that says what the page shows, and reloads when that changes. Without
+// JavaScript the page says when it was generated and offers a reload link.
+(function () {
+  var mark = document.querySelector("[data-version-url]");
+  if (!mark || !window.fetch) return;
+  var note = mark.querySelector("[data-refresh-note]");
+  if (note) note.hidden = false;
+  var version = mark.getAttribute("data-version");
+  setInterval(function () {
+    if (document.hidden) return;
+    fetch(mark.getAttribute("data-version-url"), { headers: { Accept: "application/json" }, cache: "no-store" })
+      .then(function (r) { return r.json(); })
+      .then(function (body) { if (body.version !== version) window.location.reload(); })
+      .catch(function () {});
+  }, 20000);
+})();

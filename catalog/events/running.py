@@ -277,6 +277,13 @@ def report_as_player(
             Message("这一桌已经有结果了；有误请找主办者更正", "this table has a result; ask the organiser")
         )
     _valid_result(wins_a, wins_b, draws)
+    # one pending report per player per table (issue 29 §7): a new one replaces the old
+    for old in session.scalars(
+        select(ResultReport).where(
+            REPORT.match_id == match.id, REPORT.reported_by == user_id, REPORT.status == "pending"
+        )
+    ):
+        old.status = "replaced"
     report = ResultReport(match_id=match.id, reported_by=user_id, wins_a=wins_a, wins_b=wins_b, draws=draws, at=now)  # type: ignore[arg-type]  # stored rows were flushed, so their ids are set
     session.add(report)
     session.flush()

@@ -155,7 +155,7 @@ class ResultReport(SQLModel, table=True):
     wins_a: int
     wins_b: int
     draws: int = 0
-    status: str = Field(default="pending", max_length=16)  # pending | confirmed | rejected
+    status: str = Field(default="pending", max_length=16)  # pending | confirmed | rejected | replaced
     at: datetime
 
 

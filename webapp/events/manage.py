@@ -8,7 +8,6 @@ needs the ``organizer`` or ``admin`` role.
 
 from __future__ import annotations
 
-import io
 import secrets
 from datetime import date
 from typing import Any
@@ -32,7 +31,7 @@ from catalog.models import Event
 from webapp import timezones
 from webapp.db import get_session
 from webapp.events import bp
-from webapp.events.routes import _form_int, failed, load_event
+from webapp.events.routes import _form_int, failed, load_event, qr_svg
 from webapp.helpers import localized, utcnow
 
 
@@ -125,15 +124,6 @@ def _tabs() -> list[tuple[str, str]]:
     return [(code, labels[code]) for code in TABS]
 
 
-def _qr_svg(url: str) -> str:
-    """The QR code of ``url`` as inline SVG (segno: pure Python)."""
-    import segno
-
-    out = io.BytesIO()
-    segno.make(url, error="m").save(out, kind="svg", scale=4, xmldecl=False, svgns=True, title=url)
-    return out.getvalue().decode("utf-8")
-
-
 def _dashboard_page(event: Event, diff: Any = None, tab: str | None = None) -> Any:
     """The organiser's page: opens on the current round when there is one (issue 29 §1)."""
     session = get_session()
@@ -181,7 +171,7 @@ def _dashboard_page(event: Event, diff: Any = None, tab: str | None = None) -> A
         started=bool(last) or event.state in ("running", "finished"),
         my_stores=stores.stores_of(session=session, user=current_user),
         formats=game_formats(session, event.game),
-        qr=_qr_svg(url_for("events.event_page", event_id=event.id, _external=True)),
+        qr=qr_svg(url_for("events.event_page", event_id=event.id, _external=True)),
     )
 
 

@@ -8,9 +8,10 @@ the organiser publishes them (or when they manage the event).
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
-from flask import Response, abort, flash, redirect, render_template, request, url_for
+from flask import Response, abort, flash, jsonify, redirect, render_template, request, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
@@ -105,8 +106,12 @@ def event_page(event_id: int) -> Any:
     mine = views.my_registration(session=session, event=event, user_id=me.id) if me else None
     current = views.round_view(session=session, event=event)
     table = running.standings(session=session, event=event)
+    final = prizes.placings(session=session, event=event) if event.state == "finished" else []
     return render_template(
         "events/event.html",
+        final=final,
+        my_placing=next((p for p in final if mine and p.registration.id == mine.id), None),
+        version=views.page_version(session=session, event=event),
         event=event,
         game=GAMES.get(event.game),
         format_label=_format_label(session, event),
@@ -138,6 +143,24 @@ def _format_label(session: Any, event: Event) -> str:
     return names.get(event.format_code, event.format_code)
 
 
+def qr_svg(url: str) -> str:
+    """The QR code of ``url`` as inline SVG (segno: pure Python)."""
+    import segno
+
+    out = io.BytesIO()
+    segno.make(url, error="m").save(out, kind="svg", scale=4, xmldecl=False, svgns=True, title=url)
+    return out.getvalue().decode("utf-8")
+
+
+@bp.get("/events/<int:event_id>/version")
+def event_version(event_id: int) -> Any:
+    """What the public page shows, as a short string: its script reloads when this changes."""
+    event = load_event(event_id)
+    response = jsonify({"version": views.page_version(session=get_session(), event=event)})
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 @bp.get("/events/<int:event_id>/pairings")
 def pairings(event_id: int) -> Any:
     """Printable pairings (A4): by table, or alphabetically by name for the wall."""
@@ -147,7 +170,8 @@ def pairings(event_id: int) -> Any:
     if current is None or not current.tables:
         abort(404, _("这一轮还没有配对"))
     by = "name" if request.args.get("by") == "name" else "table"
-    return render_template("events/pairings.html", event=event, current=current, by=by)
+    qr = qr_svg(url_for("events.event_page", event_id=event.id, _external=True))
+    return render_template("events/pairings.html", event=event, current=current, by=by, qr=qr)
 
 
 @bp.get("/events/<int:event_id>/slips")
