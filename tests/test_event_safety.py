@@ -255,3 +255,22 @@ def test_event_edit_on_the_command_line(sample_app: Any, runner: Any) -> None:
     with Session(get_engine(sample_app)) as session:
         event = session.get(Event, event_id)
         assert (event.name, event.rounds, event.third_place, event.deck_policy) == ("新名字", 4, "playoff", "required")
+
+
+def test_flagged_lists_in_the_standings_and_the_export(sample_app: Any, login: Any) -> None:
+    from io import BytesIO
+
+    from openpyxl import load_workbook
+
+    shop, event_id = _web_event(sample_app, login)
+    shop.post(f"/events/{event_id}/manage/walk_in", data={"name": "缺一"})
+    with Session(get_engine(sample_app)) as session, session.begin():
+        safety.edit_event(session=session, event=session.get(Event, event_id), changes={"deck_policy": "flag"}, now=NOW)
+    shop.post(f"/events/{event_id}/manage/pair", data={"seed": "5", "confirm": "1"})
+    round_view = shop.get(f"/events/{event_id}/manage").get_data(as_text=True)
+    assert "0 份卡组不合法，1 名选手没有卡组" in round_view and round_view.count("list-flag") == 1
+    for page in (f"/events/{event_id}", f"/events/{event_id}/standings?round=0"):
+        assert "缺卡组" in shop.get(page).get_data(as_text=True), page
+        assert "缺卡组" not in sample_app.test_client().get(page).get_data(as_text=True), page  # organiser only
+    book = load_workbook(BytesIO(shop.get(f"/events/{event_id}/export.xlsx").get_data()))
+    assert "缺卡组" in [c.value for c in book["排名"]["L"]] and "缺卡组" in [c.value for c in book["选手与卡组"]["E"]]

@@ -265,7 +265,7 @@ def test_the_xlsx_score_sheet_cell_by_cell(sample_catalogue: Engine) -> None:
         assert values[:3] == [s.rank, s.record.entrant.name, s.record.points]
         assert values[3:6] == [float(s.record.omw), float(s.record.gw), float(s.record.ogw)]
         assert [c.number_format for c in standings[row][3:6]] == ["0.00%"] * 3  # percent cells
-        assert values[6:] == [s.record.played, s.record.won, s.record.drawn, s.record.lost, s.record.byes]
+        assert values[6:11] == [s.record.played, s.record.won, s.record.drawn, s.record.lost, s.record.byes]
     awards = book["奖励"]
     assert [awards.cell(row=r, column=4).value for r in range(2, 5)] == [9, 7, 5]
     lines = csv_text.splitlines()

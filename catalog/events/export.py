@@ -26,7 +26,7 @@ from sqlmodel import Session
 
 from catalog.collection.csvio import FORMULA_STARTS, safe_cell
 from catalog.events.prizes import placings
-from catalog.events.registration import last_round, registrations
+from catalog.events.registration import last_round, list_problem, registrations
 from catalog.events.running import matches, standings
 from catalog.events.seasons import Leaderboard
 from catalog.events.standings import Record
@@ -38,7 +38,10 @@ if TYPE_CHECKING:
 
 PLAYER_HEADER = ("编号", "选手", "账号", "卡组哈希", "卡组合法", "问题", "首轮", "退赛自第几轮", "取消资格", "卡组")
 ROUND_HEADER = ("桌号", "选手A", "选手B", "A胜局", "B胜局", "平局", "结果")
-STANDING_HEADER = ("名次", "选手", "积分", "对手胜率", "局胜率", "对手局胜率", "场次", "胜", "平", "负", "轮空")
+STANDING_HEADER = (
+    "名次", "选手", "积分", "对手胜率", "局胜率", "对手局胜率", "场次", "胜", "平", "负", "轮空", "卡组标记",
+)  # fmt: skip
+LIST_FLAGS = {"missing": "缺卡组", "illegal": "卡组不合法", "": ""}
 STANDING_CSV = ("rank", "player", "points", "omw", "gw", "ogw", "played", "won", "drawn", "lost", "byes", "chests")
 STANDING_CSV_ZH = (
     "名次",
@@ -81,6 +84,7 @@ PRIZE_HEADER = ("名次", "选手", "积分", "白银宝箱")
 
 def standing_rows(session: Session, event: Event, up_to: int | None = None) -> list[list[Any]]:
     table = standings(session=session, event=event, up_to=up_to)
+    flags = {r.id: LIST_FLAGS[list_problem(r)] for r in registrations(session=session, event=event)}
     return [
         [
             s.rank,
@@ -92,6 +96,7 @@ def standing_rows(session: Session, event: Event, up_to: int | None = None) -> l
             s.record.drawn,
             s.record.lost,
             s.record.byes,
+            flags.get(s.record.entrant.id, ""),
         ]
         for s in table.rows
     ]
@@ -162,7 +167,7 @@ def event_workbook(*, session: Session, event: Event) -> bytes:
                 r.player_name,
                 "是" if r.user_id else "",
                 r.deck_hash[:16],
-                "" if r.legal is None else ("合法" if r.legal else "不合法"),
+                "缺卡组" if r.legal is None else ("合法" if r.legal else "不合法"),
                 "；".join(v.get("message", "") for v in r.verdict.get("violations", [])),
                 r.first_round,
                 r.dropped_from or "",

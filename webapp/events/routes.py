@@ -112,6 +112,7 @@ def event_page(event_id: int) -> Any:
         final=final,
         my_placing=next((p for p in final if mine and p.registration.id == mine.id), None),
         version=views.page_version(session=session, event=event),
+        flags=_flags(session, event, me),
         event=event,
         game=GAMES.get(event.game),
         format_label=_format_label(session, event),
@@ -131,6 +132,13 @@ def event_page(event_id: int) -> Any:
         tiebreak=TIEBREAKERS[event.tiebreakers],
         pairing_names=list(PAIRING_SYSTEMS),
     )
+
+
+def _flags(session: Any, event: Event, me: Any) -> dict[int, Any] | None:
+    """Missing and illegal lists flagged in the standings, for the organiser (issue 29 §3)."""
+    if not reg.can_manage(event, me):
+        return None
+    return {r.id: r for r in reg.registrations(session=session, event=event) if reg.list_problem(r)}
 
 
 def _format_label(session: Any, event: Event) -> str:
@@ -200,6 +208,7 @@ def standings_page(event_id: int) -> Any:
         standings=table,
         rounds=list(range(1, last + 1)),
         chests={p.registration.id: p.chests for p in placings},
+        flags=_flags(session, event, user()),
         tiebreak=TIEBREAKERS[event.tiebreakers],
     )
 
