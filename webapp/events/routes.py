@@ -138,7 +138,9 @@ def _flags(session: Any, event: Event, me: Any) -> dict[int, Any] | None:
     """Missing and illegal lists flagged in the standings, for the organiser (issue 29 §3)."""
     if not reg.can_manage(event, me):
         return None
-    return {r.id: r for r in reg.registrations(session=session, event=event) if r.id is not None and reg.list_problem(r)}
+    return {
+        r.id: r for r in reg.registrations(session=session, event=event) if r.id is not None and reg.list_problem(r)
+    }
 
 
 def _format_label(session: Any, event: Event) -> str:
