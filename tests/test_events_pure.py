@@ -350,3 +350,25 @@ def test_season_ties_follow_the_documented_chain_never_the_name(a: tuple, b: tup
 def test_players_equal_on_the_whole_chain_share_the_rank() -> None:
     rows = season_order([_season_row("Z", (2, 6)), _season_row("A", (2, 6)), _season_row("M", (3, 3))])
     assert [(r.player, r.rank) for r in rows] == [("A", 1), ("Z", 1), ("M", 3)]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_integer_sort_keys_order_exactly_as_the_fractions(seed: int) -> None:
+    rng = random.Random(seed)
+    players = rng.randint(2, 40)
+    entrants = [Entrant(i, f"p{i}", first_round=rng.choice([1, 1, 1, 2])) for i in range(players)]
+    results = []
+    for number in range(1, rng.randint(1, 8) + 1):
+        order = [e.id for e in entrants if e.first_round <= number]
+        rng.shuffle(order)
+        for a, b in zip(order[::2], order[1::2], strict=False):
+            results.append(
+                Result(number, a, b, *rng.choice([(2, 0, 0), (2, 1, 0), (1, 2, 0), (0, 2, 0), (1, 1, 1), (1, 0, 2)]))
+            )
+        if len(order) % 2:
+            results.append(Result(number, order[-1], None))
+    rows = rank(entrants, results, up_to=8)
+    keys = [(r.record.points, r.record.omw, r.record.gw, r.record.ogw) for r in rows]
+    assert keys == sorted(keys, reverse=True)  # best first, by the exact fractions
+    for row in rows:
+        assert isinstance(row.record.omw, F) and isinstance(row.record.ogw, F)
