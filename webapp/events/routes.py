@@ -365,4 +365,4 @@ def exchange(store: str) -> Any:
     )
 
 
-from webapp.events import manage  # noqa: E402,F401
+from webapp.events import downloads, manage  # noqa: E402,F401
