@@ -30,6 +30,9 @@ def make_event(session: Session, **fields: Any) -> Event:
         "now": NOW,
         "store": "卡牌竞技场",
         "city": "上海",
+        # most event tests are about pairing and results, with walk-ins without lists: they
+        # play with a flag; the deck gate ("required", the default) has its own tests
+        "deck_policy": "flag",
     }
     values.update(fields)
     return reg.create_event(session=session, **values)
@@ -38,3 +41,18 @@ def make_event(session: Session, **fields: Any) -> Event:
 def seat_players(session: Session, event: Event, names: list[str], engine: Engine | None = None) -> list[Any]:
     deck = legal_samsara_list(engine) if engine is not None else None
     return [reg.register_player(session=session, event=event, player_name=n, now=NOW, deck_text=deck) for n in names]
+
+
+def staff_store(session: Session, store: str, username: str) -> None:
+    """Make ``username`` staff of ``store`` (created if missing; flushed only). Issue 29 §6: an
+    organiser acts only for the stores they staff."""
+    from catalog.accounts import get_user_by_name
+    from catalog.events import stores
+    from catalog.models import StoreStaff
+
+    row = stores.find_store(session=session, name=store) or stores.create_store(session=session, name=store, now=NOW)
+    user = get_user_by_name(session=session, username=username)
+    assert user is not None and user.id is not None and row.id is not None
+    if user.id not in {u.id for u in stores.staff(session=session, store=row)}:
+        session.add(StoreStaff(store_id=row.id, user_id=user.id, added_at=NOW))
+        session.flush()

@@ -11,8 +11,8 @@ from sqlmodel import Session, select
 from catalog.accounts import get_user_by_name, issue_token
 from catalog.events import running
 from catalog.events.registration import get_event
-from catalog.models import ResultReport
-from tests.eventkit import make_event
+from catalog.models import ResultReport, User
+from tests.eventkit import make_event, staff_store
 from tests.helpers import table_counts
 from tests.test_decks import legal_samsara_list
 from webapp.db import get_engine
@@ -32,6 +32,8 @@ def _auth(token: str) -> dict[str, str]:
 def _event(app: Any, organiser_id: int | None = None) -> int:
     with app.app_context(), Session(get_engine()) as session, session.begin():
         event = make_event(session, organizer_id=organiser_id)
+        if organiser_id is not None:
+            staff_store(session, event.store, session.get(User, organiser_id).username)
         return int(event.id)
 
 

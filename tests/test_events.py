@@ -106,7 +106,7 @@ def test_eight_players_three_rounds_standings_and_chests(sample_catalogue: Engin
         table = running.standings(session=session, event=event)
         assert [s.record.points for s in table.rows] == [9, 6, 6, 6, 3, 3, 3, 0]
         running.finish_event(session=session, event=event)
-        given = prizes.award_chests(session=session, event=event, now=NOW)
+        given = prizes.award_chests(session=session, event=event, now=NOW, flagged="award")  # no lists: a choice
         assert [p.chests for p in given] == [9, 7, 5, 4, 4, 4, 4, 4]
         with pytest.raises(EventError, match="发放过了"):
             prizes.award_chests(session=session, event=event, now=NOW)
@@ -263,8 +263,9 @@ def test_the_xlsx_score_sheet_cell_by_cell(sample_catalogue: Engine) -> None:
     for row, s in enumerate(table.rows, start=2):
         values = [c.value for c in standings[row]]
         assert values[:3] == [s.rank, s.record.entrant.name, s.record.points]
-        assert values[3] == pytest.approx(round(s.record.omw, 4))
-        assert values[6:] == [s.record.played, s.record.won, s.record.drawn, s.record.lost, s.record.byes]
+        assert values[3:6] == [float(s.record.omw), float(s.record.gw), float(s.record.ogw)]
+        assert [c.number_format for c in standings[row][3:6]] == ["0.00%"] * 3  # percent cells
+        assert values[6:11] == [s.record.played, s.record.won, s.record.drawn, s.record.lost, s.record.byes]
     awards = book["奖励"]
     assert [awards.cell(row=r, column=4).value for r in range(2, 5)] == [9, 7, 5]
     lines = csv_text.splitlines()

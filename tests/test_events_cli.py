@@ -13,6 +13,7 @@ from openpyxl import load_workbook
 from sqlmodel import Session
 
 from catalog.models import Event
+from tests.eventkit import staff_store
 from tests.helpers import table_counts
 from tests.test_decks import legal_samsara_list
 from webapp.db import get_engine
@@ -29,13 +30,14 @@ def _ok(runner: Any, *args: str) -> str:
 
 def _new_event(runner: Any, *extra: str) -> str:
     out = _ok(runner, "event", "create", "--name", "十一月月赛", "--game", "samsara", "--format", "standard",
-              "--date", "2026-11-28", "--store", "卡牌竞技场", *extra)  # fmt: skip
+              "--date", "2026-11-28", "--store", "卡牌竞技场", "--deck-policy", "flag", *extra)  # fmt: skip
     return out.strip()
 
 
 def test_a_whole_event_from_the_command_line(sample_app: Any, runner: Any, tmp_path: Path, make_user: Any) -> None:
     with sample_app.app_context(), Session(get_engine()) as session, session.begin():
         make_user(session, "shop", role="organizer")
+        staff_store(session, "卡牌竞技场", "shop")
         deck = legal_samsara_list(get_engine())
     deck_file = tmp_path / "deck.txt"
     deck_file.write_text(deck, encoding="utf-8")
@@ -83,6 +85,8 @@ def test_a_whole_event_from_the_command_line(sample_app: Any, runner: Any, tmp_p
     assert load_workbook(out).sheetnames == ["选手与卡组", "第1轮", "第2轮", "第3轮", "排名", "奖励"]
     csv_out = tmp_path / "sheet.csv"
     _ok(runner, "event", "export", event, "--out", str(csv_out))
+    assert csv_out.read_text(encoding="utf-8").startswith("名次,选手,积分,对手胜率,局胜率,对手局胜率")
+    _ok(runner, "event", "export", event, "--out", str(csv_out), "--header", "en")  # for scripts
     assert csv_out.read_text(encoding="utf-8").startswith("rank,player,points,omw,gw,ogw")
 
 
@@ -125,3 +129,28 @@ def test_bad_input_exits_2_and_changes_nothing(sample_app: Any, runner: Any, tmp
         assert "错误" in result.output and "Traceback" not in result.output
     with sample_app.app_context():
         assert table_counts(get_engine()) == before
+
+
+def test_the_float_tie_event_names_p1_champion(sample_app: Any, runner: Any, tmp_path: Path) -> None:
+    """Issue 29: the 8-player, 3-round event imported with ``event pair --from`` and ``event
+    report --file`` where two OMWs of exactly 11/27 differed as floats and P6 was champion."""
+    from tests.test_events_pure import FLOAT_TIE
+
+    event = _new_event(runner, "--rounds", "3")
+    for i in range(1, 9):
+        _ok(runner, "event", "register", event, f"P{i}")
+    for number in (1, 2, 3):
+        tables = [r for r in FLOAT_TIE if r.round == number]
+        pairs = tmp_path / f"p{number}.csv"
+        pairs.write_text("table,player_a,player_b\n" + "".join(
+            f"{t},P{r.a},P{r.b}\n" for t, r in enumerate(tables, start=1)), encoding="utf-8")  # fmt: skip
+        _ok(runner, "event", "pair", event, "--from", str(pairs))
+        results = tmp_path / f"r{number}.csv"
+        results.write_text("table,player_a,player_b,wins_a,wins_b,draws\n" + "".join(
+            f"{t},P{r.a},P{r.b},{r.wins_a},{r.wins_b},{r.draws}\n" for t, r in enumerate(tables, start=1)
+        ), encoding="utf-8")  # fmt: skip
+        _ok(runner, "event", "report", event, "--round", str(number), "--file", str(results))
+    standings = json.loads(_ok(runner, "event", "standings", event, "--json"))["standings"]
+    assert [s["player"] for s in standings[:2]] == ["P1", "P6"]
+    assert standings[0]["points"] == standings[1]["points"] and standings[0]["omw"] == standings[1]["omw"]
+    assert standings[0]["gw"] > standings[1]["gw"]

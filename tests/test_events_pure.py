@@ -11,7 +11,8 @@ import pytest
 
 from catalog.events.pairing import Candidate, PairingError, PairingRequest, swiss
 from catalog.events.rounds import recommended_rounds, recommended_top_cut
-from catalog.events.standings import TIEBREAKERS, Entrant, Result, rank
+from catalog.events.seasons import SeasonRow, season_order
+from catalog.events.standings import TIEBREAKERS, Entrant, Result, percent, rank
 
 
 @pytest.mark.parametrize(
@@ -76,9 +77,7 @@ def test_mtr_tiebreakers_match_the_hand_computed_table(player: int) -> None:
     row = _by_id(rank(FIVE, TWO_ROUNDS, up_to=2))[player]
     place, points, omw, gw, ogw = HAND[player]
     assert (row.rank, row.record.points) == (place, points)
-    assert row.record.omw == pytest.approx(float(omw))
-    assert row.record.gw == pytest.approx(float(gw))
-    assert row.record.ogw == pytest.approx(float(ogw))
+    assert (row.record.omw, row.record.gw, row.record.ogw) == (omw, gw, ogw)  # exact, not approximately
 
 
 @pytest.mark.parametrize(
@@ -94,7 +93,7 @@ def test_standings_after_round_one_ignore_round_two() -> None:
     rows = rank(FIVE, TWO_ROUNDS, up_to=1)
     assert [(s.record.entrant.name, s.record.points) for s in rows][:3] == [("A", 3), ("E", 3), ("C", 3)]
     # A (opp B 1/3) and E (no opponent: the floor) tie on OMW 1/3; GW A 6/6 = E 6/6; OGW B 0 → 1/3 = floor: by name
-    assert _by_id(rows)[C].record.omw == pytest.approx(1 / 3)  # D's MW 0 floored
+    assert _by_id(rows)[C].record.omw == F(1, 3)  # D's MW 0 floored
 
 
 def test_a_late_entrant_lost_the_rounds_missed() -> None:
@@ -102,16 +101,57 @@ def test_a_late_entrant_lost_the_rounds_missed() -> None:
     results = [*TWO_ROUNDS[:3], Result(2, L, B, 2, 0, 0)]
     record = _by_id(rank(entrants, results, up_to=2))[L].record
     assert (record.points, record.played, record.won, record.lost) == (3, 2, 1, 1)
-    assert record.gw == pytest.approx(6 / 12)  # the missed round is a 0–2 loss
+    assert record.gw == F(6, 12)  # the missed round is a 0–2 loss
     assert record.opponents == [B]
-    assert record.omw == pytest.approx(1 / 3)  # B: 0 points, floored
+    assert record.omw == F(1, 3)  # B: 0 points, floored
 
 
 def test_disqualified_players_leave_the_standings_but_count_for_opponents() -> None:
     entrants = [e if e.id != B else Entrant(B, "B", disqualified=True) for e in FIVE]
     rows = rank(entrants, TWO_ROUNDS, up_to=2)
     assert B not in _by_id(rows)
-    assert _by_id(rows)[A].record.omw == pytest.approx(1 / 2)
+    assert _by_id(rows)[A].record.omw == F(1, 2)
+
+
+# Issue 29: 8 players, 3 rounds, where P1 and P6 are level on points and their OMWs are the same
+# fraction, but summed in floats in a different order they differ in the last bit, so the float
+# comparison never consulted GW and named P6 champion over P1, who has the better GW (MTR 3.1).
+FLOAT_TIE = [
+    Result(1, 5, 6, 1, 2, 0),
+    Result(1, 8, 3, 2, 0, 0),
+    Result(1, 4, 2, 1, 0, 0),
+    Result(1, 7, 1, 0, 1, 0),
+    Result(2, 6, 4, 2, 1, 0),
+    Result(2, 8, 2, 0, 2, 0),
+    Result(2, 5, 7, 2, 0, 0),
+    Result(2, 3, 1, 1, 1, 1),
+    Result(3, 3, 5, 2, 1, 0),
+    Result(3, 7, 8, 0, 1, 0),
+    Result(3, 4, 1, 0, 2, 0),
+    Result(3, 6, 2, 1, 1, 1),
+]
+
+
+def test_the_champion_is_decided_exactly_not_by_float_noise() -> None:
+    entrants = [Entrant(i, f"P{i}") for i in range(1, 9)]
+    rows = rank(entrants, FLOAT_TIE, up_to=3)
+    first, second = rows[0].record, rows[1].record
+    assert (first.entrant.name, second.entrant.name) == ("P1", "P6")
+    assert first.points == second.points and first.omw == second.omw  # the exact tie the floats broke
+    assert first.gw > second.gw  # so GW decides (MTR 3.1)
+    # The old float arithmetic disagreed on the OMW: the repro must still be one.
+    mw = {r.entrant.id: max(1 / 3, r.points / (3 * r.played)) for r in (s.record for s in rows)}
+    float_omw = [sum(mw[o] for o in r.opponents) / len(r.opponents) for r in (first, second)]
+    assert float_omw[0] != float_omw[1]
+
+
+@pytest.mark.parametrize(
+    ("value", "places", "shown"),
+    [(F(11, 27), 2, "40.74"), (F(1, 3), 2, "33.33"), (F(1, 2), 0, "50"), (F(1, 200), 2, "0.50"), (F(1), 1, "100.0"),
+     (F(0), 2, "0.00"), (F(1, 80000), 2, "0.00"), (F(1, 20000), 2, "0.01")],
+)  # fmt: skip
+def test_percentages_round_half_up_for_display_only(value: F, places: int, shown: str) -> None:
+    assert percent(value, places) == shown
 
 
 def test_buchholz_is_a_registered_tiebreak_set() -> None:
@@ -282,3 +322,53 @@ def test_a_large_event_uses_the_band_and_still_never_rematches(event_seed: int) 
         groups = {c.points for c in candidates}
         assert mixed <= len(groups)  # at most one pair-down between neighbouring score groups
         results += [_play(rng, p.a, p.b, number) for p in pairings]
+
+
+def _season_row(player: str, *finishes: tuple[int, int]) -> SeasonRow:
+    row = SeasonRow(0, player, player)
+    for place, points in finishes:
+        row.points += points
+        row.events.append((None, place, points))  # type: ignore[arg-type]  # the chain reads places only
+    return row
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "why"),
+    [
+        (("Z", (1, 9), (9, 3)), ("A", (2, 9), (3, 3)), "best finish"),
+        (("Z", (1, 9), (1, 3), (12, 0)), ("A", (1, 9), (2, 3)), "events won"),
+        (("Z", (5, 6), (8, 6)), ("A", (5, 6), (9, 6)), "top-eight finishes"),
+        (("Z", (3, 9), (9, 3)), ("A", (3, 9), (10, 3), (20, 0)), "events played"),
+    ],
+)
+def test_season_ties_follow_the_documented_chain_never_the_name(a: tuple, b: tuple, why: str) -> None:
+    # "Z" sorts after "A" by name: only the chain can put it first.
+    rows = season_order([_season_row(b[0], *b[1:]), _season_row(a[0], *a[1:])])
+    assert [(r.player, r.rank) for r in rows] == [("Z", 1), ("A", 2)], why
+
+
+def test_players_equal_on_the_whole_chain_share_the_rank() -> None:
+    rows = season_order([_season_row("Z", (2, 6)), _season_row("A", (2, 6)), _season_row("M", (3, 3))])
+    assert [(r.player, r.rank) for r in rows] == [("A", 1), ("Z", 1), ("M", 3)]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_integer_sort_keys_order_exactly_as_the_fractions(seed: int) -> None:
+    rng = random.Random(seed)
+    players = rng.randint(2, 40)
+    entrants = [Entrant(i, f"p{i}", first_round=rng.choice([1, 1, 1, 2])) for i in range(players)]
+    results = []
+    for number in range(1, rng.randint(1, 8) + 1):
+        order = [e.id for e in entrants if e.first_round <= number]
+        rng.shuffle(order)
+        for a, b in zip(order[::2], order[1::2], strict=False):
+            results.append(
+                Result(number, a, b, *rng.choice([(2, 0, 0), (2, 1, 0), (1, 2, 0), (0, 2, 0), (1, 1, 1), (1, 0, 2)]))
+            )
+        if len(order) % 2:
+            results.append(Result(number, order[-1], None))
+    rows = rank(entrants, results, up_to=8)
+    keys = [(r.record.points, r.record.omw, r.record.gw, r.record.ogw) for r in rows]
+    assert keys == sorted(keys, reverse=True)  # best first, by the exact fractions
+    for row in rows:
+        assert isinstance(row.record.omw, F) and isinstance(row.record.ogw, F)

@@ -13,6 +13,7 @@ from sqlmodel import Session, select
 
 from catalog.events.prizes import check_chests
 from catalog.models import ChestBalance, Event, Match, Registration
+from tests.eventkit import staff_store
 from tests.test_decks import legal_samsara_list
 from webapp.db import get_engine
 
@@ -26,8 +27,12 @@ def _engine(app: Any) -> Any:
 
 def _create(client: Any, login: Any, organiser: str = "shop", **fields: str) -> int:
     login(client, organiser, role="organizer")
+    with Session(_engine(client.application)) as session:
+        staff_store(session, fields.get("store", "卡牌竞技场") or "卡牌竞技场", organiser)
+        session.commit()
     form = {"name": "十一月月赛", "game": "samsara", "format": "standard", "date": "2026-11-28", "store": "卡牌竞技场",
-            "city": "上海", "round_minutes": "50", "top_cut": "0", "kind": "monthly"} | fields  # fmt: skip
+            "city": "上海", "round_minutes": "50", "top_cut": "0", "kind": "monthly",
+            "deck_policy": "flag"} | fields  # fmt: skip
     response = client.post("/events/new", data=form)
     assert response.status_code == 303, response.get_data(as_text=True)
     return int(re.search(r"/events/(\d+)/manage", response.headers["Location"]).group(1))
@@ -55,11 +60,12 @@ def test_an_eight_player_event_end_to_end_through_the_pages(sample_app: Any, log
         response = client.post(f"/events/{event_id}/register", data={"deck": deck})
         assert response.status_code == 303
         players[name] = client
-    dashboard = shop.get(f"/events/{event_id}/manage").get_data(as_text=True)
+    dashboard = shop.get(f"/events/{event_id}/manage?tab=players").get_data(as_text=True)
     assert dashboard.count("badge-ok") == 8 and "共 8 名选手" in dashboard and "MTR 附录 E：3 轮" in dashboard
-    assert shop.post(f"/events/{event_id}/manage/close").status_code == 303
+    assert shop.post(f"/events/{event_id}/manage/close", data={"confirm": "1"}).status_code == 303
     for number in (1, 2, 3):
-        response = shop.post(f"/events/{event_id}/manage/pair", data={"seed": str(100 + number)}, follow_redirects=True)
+        pair = {"seed": str(100 + number), "confirm": "1"}
+        response = shop.post(f"/events/{event_id}/manage/pair", data=pair, follow_redirects=True)
         assert f"第 {number} 轮已配对（种子 {100 + number}）" in response.get_data(as_text=True)
         tables = _tables(sample_app, event_id, number)
         assert len(tables) == 4
@@ -89,7 +95,8 @@ def test_an_eight_player_event_end_to_end_through_the_pages(sample_app: Any, log
     assert sample_app.test_client().get(f"/events/{event_id}/slips?round=1").status_code == 200
     after_one = sample_app.test_client().get(f"/events/{event_id}/standings?round=1").get_data(as_text=True)
     assert "第 1 轮后排名" in after_one
-    finished = shop.post(f"/events/{event_id}/manage/finish", follow_redirects=True).get_data(as_text=True)
+    finish = shop.post(f"/events/{event_id}/manage/finish", data={"confirm": "1"}, follow_redirects=True)
+    finished = finish.get_data(as_text=True)
     assert "白银宝箱已发放" in finished
     with Session(_engine(sample_app)) as session:
         chests = sorted((b.chests for b in session.exec(select(ChestBalance))), reverse=True)
@@ -115,7 +122,7 @@ def test_the_list_cannot_change_after_the_deadline(sample_app: Any, login: Any) 
     player.post(f"/events/{event_id}/register", data={"deck": deck})
     changed = deck + "1 无之法力石\n"
     assert player.post(f"/events/{event_id}/deck", data={"deck": changed}).status_code == 303
-    shop.post(f"/events/{event_id}/manage/close")
+    shop.post(f"/events/{event_id}/manage/close", data={"confirm": "1"})
     response = player.post(f"/events/{event_id}/deck", data={"deck": deck}, follow_redirects=True)
     assert "卡组已锁定" in response.get_data(as_text=True)
     with Session(_engine(sample_app)) as session:
@@ -149,7 +156,7 @@ def test_only_the_organiser_or_an_admin_manages_the_event(sample_app: Any, login
     anonymous = sample_app.test_client()
     for client in (other_shop, player):
         assert client.get(f"/events/{event_id}/manage").status_code == 403
-        assert client.post(f"/events/{event_id}/manage/close").status_code == 403
+        assert client.post(f"/events/{event_id}/manage/close", data={"confirm": "1"}).status_code == 403
         assert client.get(f"/events/{event_id}/export.xlsx").status_code == 403
     assert player.get("/events/new").status_code == 403
     assert anonymous.get(f"/events/{event_id}/manage").status_code == 302  # sign in first
@@ -194,7 +201,7 @@ def test_bad_form_input_is_explained_and_changes_nothing(sample_app: Any, login:
     login(player, "alice")
     response = player.post(f"/events/{event_id}/register", data={"deck": "主卡组:\n3x"}, follow_redirects=True)
     assert response.status_code == 200
-    pairing = shop.post(f"/events/{event_id}/manage/pair", data={"seed": "1"}, follow_redirects=True)
+    pairing = shop.post(f"/events/{event_id}/manage/pair", data={"seed": "1", "confirm": "1"}, follow_redirects=True)
     assert "至少需要两名选手" in pairing.get_data(as_text=True)
     with Session(_engine(sample_app)) as session:
         assert session.get(Event, event_id).state == "open"
@@ -234,10 +241,11 @@ def test_seasons_exchange_lists_and_redemptions_through_the_pages(sample_app: An
     event_id = _create(shop, login, season="SH-16")
     for name in ("路人甲", "路人乙"):
         shop.post(f"/events/{event_id}/manage/walk_in", data={"name": name})
-    shop.post(f"/events/{event_id}/manage/pair", data={"seed": "3"})
+    shop.post(f"/events/{event_id}/manage/pair", data={"seed": "3", "confirm": "1"})
     (table,) = _tables(sample_app, event_id, 1)
     shop.post(f"/events/{event_id}/manage/result", data={"round": 1, "table": 1, "wins_a": 2, "wins_b": 1})
-    shop.post(f"/events/{event_id}/manage/finish")  # 2 players: MTR Appendix E gives 1 round
+    # 2 players (MTR Appendix E gives 1 round), walk-ins without lists: their chests need a choice
+    shop.post(f"/events/{event_id}/manage/finish", data={"confirm": "1", "flagged": "award"})
     season = sample_app.test_client().get("/seasons/SH-16").get_data(as_text=True)
     assert "积分晋级" in season and "路人甲" in season
     store = "/stores/卡牌竞技场/exchange"
@@ -269,10 +277,12 @@ def test_the_event_pages_in_english(sample_app: Any, login: Any) -> None:
     event_id = _create(shop, login)
     shop.post(f"/events/{event_id}/manage/walk_in", data={"name": "路人甲", "deck": "主卡组:\n3 不存在的卡"})
     shop.post(f"/events/{event_id}/manage/walk_in", data={"name": "路人乙"})
-    shop.post(f"/events/{event_id}/manage/pair", data={"seed": "2"})
+    shop.post(f"/events/{event_id}/manage/pair", data={"seed": "2", "confirm": "1"})
     page = shop.get(f"/events/{event_id}?lang=en").get_data(as_text=True)
-    assert "Round 1 of 1" in page and "Standings after round 1" in page and "Manage this event" in page
-    dashboard = shop.get(f"/events/{event_id}/manage?lang=en").get_data(as_text=True)
+    assert (
+        "Round 1 of 1" in page and "Standings after round 0" in page
+    )  # round 1 is being played and "Manage this event" in page
+    dashboard = shop.get(f"/events/{event_id}/manage?lang=en&tab=decks").get_data(as_text=True)
     assert "Deck check at the table" in dashboard and "names no card of this game" in dashboard
 
 
@@ -286,7 +296,7 @@ def test_every_event_page_renders_in_both_languages(sample_app: Any, login: Any)
     event_id = _create(shop, login, season="S1")
     for name in ("甲", "乙", "丙"):
         shop.post(f"/events/{event_id}/manage/walk_in", data={"name": name})
-    shop.post(f"/events/{event_id}/manage/pair", data={"seed": "2"})
+    shop.post(f"/events/{event_id}/manage/pair", data={"seed": "2", "confirm": "1"})
     shop.post("/stores/卡牌竞技场/exchange", data={"name": "卡套", "price": "3"})
     pages = [
         "/events", "/events/new", "/events/mine", f"/events/{event_id}", f"/events/{event_id}/manage",
@@ -311,7 +321,7 @@ def test_a_seed_of_19_digits_is_accepted_by_the_pairing_form(sample_app: Any, lo
     for name in ("甲", "乙"):
         shop.post(f"/events/{event_id}/manage/walk_in", data={"name": name})
     seed = str(2**63 - 1)  # the largest seed: 19 digits
-    paired = shop.post(f"/events/{event_id}/manage/pair", data={"seed": seed}, follow_redirects=True)
+    paired = shop.post(f"/events/{event_id}/manage/pair", data={"seed": seed, "confirm": "1"}, follow_redirects=True)
     assert f"种子 {seed}" in paired.get_data(as_text=True)
 
 
@@ -322,7 +332,7 @@ def test_the_dashboard_pairs_with_the_seed_it_offers(sample_app: Any, login: Any
         shop.post(f"/events/{event_id}/manage/walk_in", data={"name": name})
     offered = re.search(r'name="seed" value="(\d+)"', shop.get(f"/events/{event_id}/manage").get_data(as_text=True))
     seed = offered.group(1)
-    paired = shop.post(f"/events/{event_id}/manage/pair", data={"seed": seed}, follow_redirects=True)
+    paired = shop.post(f"/events/{event_id}/manage/pair", data={"seed": seed, "confirm": "1"}, follow_redirects=True)
     assert f"第 1 轮已配对（种子 {seed}）" in paired.get_data(as_text=True)
     again = shop.post(f"/events/{event_id}/manage/result", data={"round": "1", "table": "1", "wins_a": "x"},
                       follow_redirects=True)  # fmt: skip

@@ -187,3 +187,47 @@ def test_0015_rebuilds_card_search_integers_first_keeping_its_rows() -> None:
         with cleanup.begin() as connection:
             connection.exec_driver_sql("DROP SCHEMA migration_0015 CASCADE")
         cleanup.dispose()
+
+
+def test_0025_makes_accounts_of_the_stores_in_use(tmp_path: Path) -> None:
+    """Issue 29 §6: every store name in use becomes a store, its events' organisers its staff."""
+    from alembic import command
+    from sqlalchemy import text
+
+    engine = catalog_db.make_engine(f"sqlite:///{tmp_path / 's.sqlite3'}")
+    catalog_db.upgrade(engine)
+    command.downgrade(catalog_db.alembic_config(engine), "0023")
+    from datetime import UTC, datetime
+
+    from sqlmodel import Session
+
+    from catalog.accounts import create_user
+
+    with Session(engine) as session, session.begin():  # app_user is as it was at 0023
+        shop = create_user(session=session, username="shop", password="x" * 12, role="organizer",
+                           now=datetime(2026, 1, 1, tzinfo=UTC), hash_method="pbkdf2:sha256:1")  # fmt: skip
+        shop_id = shop.id
+    with engine.begin() as connection:
+        connection.execute(text(
+            "INSERT INTO event (name, organizer_id, store, store_key, city, region, game, format_code, date, entry_fee,"
+            " top_cut, third_place, kind, state, pairing_system, tiebreakers, round_minutes, lists_published,"
+            " chests_awarded, created_at) VALUES ('月赛', :shop, '卡牌竞技场', '卡牌竞技场', '上海', '', 'samsara', '',"
+            " '2026-11-28', '', 0, 'swiss', 'monthly', 'open', 'swiss', 'mtr', 50, 0, 0, '2026-11-01')"
+        ), {"shop": shop_id})  # fmt: skip
+        connection.execute(text(
+            "INSERT INTO chest_exchange_item (store_key, name, price, valid_from, updated_at)"
+            " VALUES ('龙城', '补充包', 3, '2026-01-01', '2026-01-01')"
+        ))  # fmt: skip
+    catalog_db.upgrade(engine)
+    with engine.connect() as connection:
+        stores = dict(connection.execute(text("SELECT key, name FROM store")).all())
+        staff = connection.execute(
+            text("SELECT s.key, st.user_id FROM store_staff st JOIN store s ON s.id = st.store_id")
+        ).all()
+        policy = connection.execute(text("SELECT deck_policy FROM event")).scalar()
+    assert (
+        stores == {"卡牌竞技场": "卡牌竞技场", "龙城": "龙城"}
+        and staff == [("卡牌竞技场", shop_id)]
+        and policy == "required"
+    )
+    engine.dispose()

@@ -16,6 +16,7 @@ from catalog import accounts
 from catalog.collection.ledger import adjust
 from catalog.models import Event, User
 from tests.collectionkit import NM, NOW, printing_id
+from tests.eventkit import staff_store
 from webapp import timezones
 from webapp.db import get_engine
 
@@ -143,6 +144,8 @@ def test_json_keeps_iso_utc(sample_app: Any, login: Any) -> None:
 def test_an_event_deadline_is_typed_in_the_organisers_zone(sample_app: Any, login: Any) -> None:
     client = sample_app.test_client()
     login(client, "shop", role="organizer")
+    with Session(engine_of(client)) as session, session.begin():
+        staff_store(session, "店", "shop")  # issue 29 §6: an organiser creates events for their store only
     form = client.get("/events/new").get_data(as_text=True)
     assert "卡组截止时间（Asia/Shanghai" in form
     data = {"name": "月赛", "game": "samsara", "format": "standard", "date": "2026-11-28", "store": "店",

@@ -26,8 +26,9 @@ from sqlmodel import Session
 
 from catalog.errors import LunzangError, Message
 from catalog.events.playoff import final_order
-from catalog.events.registration import EventError, EventNotFound, prize_table
+from catalog.events.registration import EventError, EventNotFound, list_problem, prize_table
 from catalog.events.results import standings
+from catalog.events.stores import check_prizes
 from catalog.events.tables import BALANCE, CHEST_LEDGER, ITEM, REG
 from catalog.models import ChestBalance, ChestLedger, Event, ExchangeItem, Redemption, Registration
 from catalog.text import fold
@@ -44,7 +45,7 @@ def holder_key(registration: Registration) -> str:
     return f"u:{registration.user_id}" if registration.user_id is not None else f"n:{registration.player_key}"
 
 
-def _lock_balance(session: Session, store_key: str, player_key: str) -> ChestBalance | None:
+def lock_balance(session: Session, store_key: str, player_key: str) -> ChestBalance | None:
     query = select(ChestBalance).where(BALANCE.store_key == store_key, BALANCE.player_key == player_key)
     if session.get_bind().dialect.name == "postgresql":
         query = query.with_for_update()
@@ -68,7 +69,7 @@ def change_chests(
     """Add (or take) chests with its ledger row; refused whole below zero."""
     assert reason in REASONS
     store_key = fold(store)
-    balance = _lock_balance(session, store_key, player_key)
+    balance = lock_balance(session, store_key, player_key)
     if balance is None:
         balance = ChestBalance(
             store_key=store_key, store=store, player_key=player_key, player_name=player_name, user_id=user_id,
@@ -115,8 +116,20 @@ def placings(*, session: Session, event: Event) -> list[Placing]:
     ]
 
 
-def award_chests(*, session: Session, event: Event, now: datetime) -> list[Placing]:
-    """Give every placed player their chests once, at the event's store."""
+FLAGGED_CHOICES = ("award", "withhold")
+
+
+def flagged_winners(given: list[Placing]) -> list[Placing]:
+    """Placings that would get chests although the player's list is illegal or missing."""
+    return [p for p in given if p.chests and list_problem(p.registration)]
+
+
+def award_chests(*, session: Session, event: Event, now: datetime, flagged: str | None = None) -> list[Placing]:
+    """Give every placed player their chests once, at the event's store.
+
+    Issue 29 §3: chests for a player whose list is illegal or missing need an explicit choice,
+    ``flagged`` "award" or "withhold" (then those players get none); without one it is refused.
+    """
     if event.state != "finished":
         raise EventError(Message("赛事结束后才能发放宝箱", "award chests after the event is finished"))
     if event.chests_awarded:
@@ -124,8 +137,19 @@ def award_chests(*, session: Session, event: Event, now: datetime) -> list[Placi
     if not event.store:
         raise EventError(Message("请先填写赛事的店铺：宝箱记在店铺名下", "set the event's store first"))
     given = placings(session=session, event=event)
+    check_prizes(session=session, store_key=event.store_key, prizes={p.place: p.chests for p in given})
+    flagged_ids = {p.registration.id for p in flagged_winners(given)}
+    if flagged_ids and flagged not in FLAGGED_CHOICES:
+        names = "、".join(p.registration.player_name for p in given if p.registration.id in flagged_ids)
+        raise EventError(
+            Message(
+                f"{len(flagged_ids)} 名获奖选手的卡组不合法或缺失（{names}）：请选择照发还是不发他们的宝箱",
+                f"{len(flagged_ids)} prize winner(s) have an illegal or missing list: choose to award or withhold",
+            )
+        )
+    withheld = flagged_ids if flagged == "withhold" else set()
     for placing in given:
-        if placing.chests:
+        if placing.chests and placing.registration.id not in withheld:
             reg = placing.registration
             change_chests(
                 session=session, store=event.store, player_key=holder_key(reg), player_name=reg.player_name,
@@ -224,7 +248,7 @@ def redeem(
         raise EventNotFound(Message("这家店没有这个兑换物品", "no such item at this store"))
     if not (item.valid_from <= today and (item.valid_until is None or today <= item.valid_until)):
         raise EventError(Message(f"「{item.name}」今天不在兑换列表上", f"'{item.name}' is not offered today"))
-    balance = _lock_balance(session, store_key, player_key)
+    balance = lock_balance(session, store_key, player_key)
     if balance is None:
         raise NotEnoughChests(Message("这位选手在这家店还没有白银宝箱", "this player holds no chests at this store"))
     cost = item.price * quantity

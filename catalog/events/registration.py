@@ -24,6 +24,7 @@ from catalog.errors import LunzangError, Message
 from catalog.events.pairing import PAIRING_SYSTEMS
 from catalog.events.rounds import recommended_rounds
 from catalog.events.standings import TIEBREAKERS
+from catalog.events.stores import check_prizes, staffs_event_store
 from catalog.events.tables import PRIZE, REG, ROUND, SEASON
 from catalog.models import Event, PrizeTable, Registration, Season, User
 from catalog.text import fold
@@ -52,7 +53,7 @@ class DeckLocked(LunzangError):
     status = 409
 
 
-def _text(value: str, limit: int, what_zh: str, what_en: str, *, required: bool = True) -> str:
+def checked_text(value: str, limit: int, what_zh: str, what_en: str, *, required: bool = True) -> str:
     value = (value or "").strip()
     if required and not value:
         raise EventError(Message(f"请填写{what_zh}", f"{what_en} is required"))
@@ -84,6 +85,7 @@ def create_event(
     prizes: dict[int, int] | None = None,
     tiebreakers: str = "mtr",
     pairing_system: str = "swiss",
+    deck_policy: str = "required",
 ) -> Event:
     """A new event, open for registration, with the seed's prize table unless one is given."""
     if tiebreakers not in TIEBREAKERS or pairing_system not in PAIRING_SYSTEMS:
@@ -105,24 +107,25 @@ def create_event(
         raise EventError(Message("赛事类型应为月赛、霸王赛或预选赛", "kind is monthly, bawang or qualifier"))
     if not 10 <= round_minutes <= 180:
         raise EventError(Message("每轮时长应在 10 到 180 分钟之间", "a round lasts 10 to 180 minutes"))
+    check_deck_policy(deck_policy)
     season_id = None
     if season_code:
         season = session.scalars(select(Season).where(SEASON.code == season_code.strip())).first()
         if season is None:
             raise EventError(Message(f"没有赛季「{season_code}」", f"no season '{season_code}'"))
         season_id = season.id
-    store = _text(store, 100, "店铺名称", "the store", required=False)
+    store = checked_text(store, 100, "店铺名称", "the store", required=False)
     event = Event(
-        name=_text(name, 100, "赛事名称", "the event name"),
+        name=checked_text(name, 100, "赛事名称", "the event name"),
         organizer_id=organizer_id,
         store=store,
         store_key=fold(store),
-        city=_text(city, 50, "城市", "the city", required=False),
-        region=_text(region, 50, "地区", "the region", required=False),
+        city=checked_text(city, 50, "城市", "the city", required=False),
+        region=checked_text(region, 50, "地区", "the region", required=False),
         game=slug,
         format_code=fmt.code,
         date=date,
-        entry_fee=_text(entry_fee, 100, "报名费说明", "the entry fee note", required=False),
+        entry_fee=checked_text(entry_fee, 100, "报名费说明", "the entry fee note", required=False),
         rounds=rounds,
         top_cut=top_cut,
         third_place=third_place,
@@ -132,12 +135,35 @@ def create_event(
         deadline=deadline,
         tiebreakers=tiebreakers,
         pairing_system=pairing_system,
+        deck_policy=deck_policy,
         created_at=now,
     )
     session.add(event)
     session.flush()
     set_prize_table(session=session, event=event, prizes=prizes or DEFAULT_PRIZES)
     return event
+
+
+DECK_POLICIES = ("required", "flag")
+
+
+def check_deck_policy(policy: str) -> None:
+    if policy not in DECK_POLICIES:
+        raise EventError(Message("卡组政策应为 required 或 flag", "the deck policy is 'required' or 'flag'"))
+
+
+def list_problem(registration: Registration) -> str:
+    """``"missing"`` (no list), ``"illegal"`` or ``""`` (a legal list): the deck gate's flag."""
+    if registration.legal is None:
+        return "missing"
+    return "" if registration.legal else "illegal"
+
+
+def list_problems(players: list[Registration]) -> tuple[list[Registration], list[Registration]]:
+    """The players with an illegal list, and those with none."""
+    illegal = [r for r in players if list_problem(r) == "illegal"]
+    missing = [r for r in players if list_problem(r) == "missing"]
+    return illegal, missing
 
 
 def set_prize_table(*, session: Session, event: Event, prizes: dict[int, int]) -> None:
@@ -149,6 +175,7 @@ def set_prize_table(*, session: Session, event: Event, prizes: dict[int, int]) -
     for place, chests in prizes.items():
         if not 0 <= place <= 64 or not 0 <= chests <= 1000:
             raise EventError(Message("奖励表的名次或宝箱数不合理", "a place or chest count is out of range"))
+    check_prizes(session=session, store_key=event.store_key, prizes=prizes)
     for row in session.scalars(select(PrizeTable).where(PRIZE.event_id == event.id)):
         session.delete(row)
     session.flush()
@@ -173,10 +200,17 @@ def get_event(*, session: Session, event_id: int, lock: bool = False) -> Event:
 
 
 def can_manage(event: Event, user: User | None) -> bool:
-    """Only the event's organiser or an admin manages it."""
+    """An admin, or an organiser on the staff of the event's store (issue 29 §6: stores are
+    accounts); an event without a store is managed by the organiser who created it."""
     if user is None or not getattr(user, "is_authenticated", False):
         return False
-    return user.role == "admin" or (user.role in ("organizer", "admin") and event.organizer_id == user.id)
+    if user.role == "admin":
+        return True
+    if user.role != "organizer":
+        return False
+    if event.store_key:
+        return staffs_event_store(user, event.store_key, event)
+    return event.organizer_id == user.id
 
 
 def require_manager(event: Event, user: User | None) -> None:
@@ -248,7 +282,7 @@ def snapshot(*, session: Session, event: Event, text: str) -> DeckSnapshot:
     return DeckSnapshot(text, canonical, canonical_hash(canonical), verdict.to_json(), verdict.legal)
 
 
-def _apply_snapshot(registration: Registration, snap: DeckSnapshot | None, now: datetime) -> None:
+def apply_snapshot(registration: Registration, snap: DeckSnapshot | None, now: datetime) -> None:
     if snap is None:
         registration.deck_text, registration.deck_hash, registration.legal, registration.verdict = "", "", None, {}
     else:
@@ -274,7 +308,7 @@ def register_player(
     While registration is open anyone enters; once the event runs, a late entry joins from the
     next round and the rounds missed count as losses. A finished event takes nobody.
     """
-    name = _text(player_name, 64, "选手名字", "the player's name")
+    name = checked_text(player_name, 64, "选手名字", "the player's name")
     if event.state == "finished":
         raise EventError(Message("赛事已经结束，不能再报名", "the event is over"))
     key = fold(name)
@@ -298,7 +332,7 @@ def register_player(
         registered_at=now,
         updated_at=now,
     )
-    _apply_snapshot(registration, snap, now)
+    apply_snapshot(registration, snap, now)
     session.add(registration)
     session.flush()
     return registration
@@ -314,7 +348,7 @@ def set_deck(*, session: Session, event: Event, registration: Registration, text
         raise DeckLocked(
             Message("报名截止后卡组已锁定，不能再修改", "decklists are locked after the deadline; no changes")
         )
-    _apply_snapshot(registration, snapshot(session=session, event=event, text=text), now)
+    apply_snapshot(registration, snapshot(session=session, event=event, text=text), now)
     session.flush()
     return registration
 
@@ -368,7 +402,7 @@ def disqualify(*, session: Session, event: Event, registration: Registration, re
     if event.chests_awarded:
         raise EventError(Message("宝箱已经发放，不能再取消资格", "the chests were awarded already"))
     registration.disqualified = True
-    registration.dq_reason = _text(reason, 200, "取消资格的理由", "the reason")
+    registration.dq_reason = checked_text(reason, 200, "取消资格的理由", "the reason")
     if registration.dropped_from is None:
         registration.dropped_from = last_round(session=session, event=event) + 1
     session.flush()

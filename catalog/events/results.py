@@ -59,14 +59,16 @@ class EventStandings:
 
 
 def standings(*, session: Session, event: Event, up_to: int | None = None) -> EventStandings:
-    """Standings after round ``up_to`` (default: the last Swiss round paired).
+    """Standings after round ``up_to`` (default: the last Swiss round completed — a round still
+    being played is not "after round N", issue 29 §7).
 
     A top cut's single-elimination rounds do not enter the standings (the Swiss standings stay
     those after the last Swiss round; :mod:`catalog.events.playoff` places the cut).
     """
     playoff = {r.number for r in playoff_rounds(session=session, event=event)}
     last = last_round(session=session, event=event) - len(playoff)
-    up_to = last if up_to is None else up_to
+    if up_to is None:
+        up_to = last - 1 if last and open_tables(session, event, last) else last
     if not 0 <= up_to <= last:
         raise EventError(Message(f"第 {up_to} 轮还没有配对", f"round {up_to} has not been paired"))
     regs = registrations(session=session, event=event)

@@ -20,6 +20,7 @@ from catalog.events.registration import (
     EventNotFound,
     find_player,
     last_round,
+    list_problems,
     planned_rounds,
     registrations,
 )
@@ -56,6 +57,25 @@ def _check_can_pair(session: Session, event: Event) -> int:
         # Fixed once round 1 is paired: late entries must not change the number of rounds.
         event.rounds = planned_rounds(session=session, event=event)
     return number
+
+
+def _deck_gate(event: Event, players: list[Registration]) -> None:
+    """Issue 29 §3: under the "required" policy only players with a legal list are paired."""
+    if event.deck_policy != "required":
+        return
+    illegal, missing = list_problems(players)
+    if illegal or missing:
+        names = "、".join(r.player_name for r in illegal + missing)
+        names_en = ", ".join(r.player_name for r in illegal + missing)
+        raise EventError(
+            Message(
+                f"{len(illegal)} 份卡组不合法、{len(missing)} 名选手没有卡组（{names}）：本赛事要求合法卡组才能配对。"
+                "请更正卡组、让他们退赛，或在第 1 轮前把卡组政策改为“照常比赛并标记”",
+                f"{len(illegal)} illegal list(s), {len(missing)} missing ({names_en}):"
+                " this event pairs only legal lists. Fix the lists, drop those players, or (before round 1) set the"
+                " policy to 'play with a flag'",
+            )
+        )
 
 
 def active_players(session: Session, event: Event, round_number: int) -> list[Registration]:
@@ -100,6 +120,7 @@ def pair_next_round(*, session: Session, event: Event, seed: int, now: datetime)
         return pair_playoff(session=session, event=event, now=now)  # after the Swiss rounds: the top cut
     number = _check_can_pair(session, event)
     players = active_players(session, event, number)
+    _deck_gate(event, players)
     if len(players) < 2:
         raise EventError(Message("至少需要两名选手才能配对", "pairing needs at least two players"))
     system = PAIRING_SYSTEMS[event.pairing_system]
@@ -116,6 +137,7 @@ def import_pairings(
     Every player of the round must appear exactly once and nobody else; table numbers unique.
     """
     number = _check_can_pair(session, event)
+    _deck_gate(event, active_players(session, event, number))
     players = {r.id: r for r in active_players(session, event, number)}
     problems: list[str] = []
     problems_en: list[str] = []
@@ -255,6 +277,13 @@ def report_as_player(
             Message("这一桌已经有结果了；有误请找主办者更正", "this table has a result; ask the organiser")
         )
     _valid_result(wins_a, wins_b, draws)
+    # one pending report per player per table (issue 29 §7): a new one replaces the old
+    for old in session.scalars(
+        select(ResultReport).where(
+            REPORT.match_id == match.id, REPORT.reported_by == user_id, REPORT.status == "pending"
+        )
+    ):
+        old.status = "replaced"
     report = ResultReport(match_id=match.id, reported_by=user_id, wins_a=wins_a, wins_b=wins_b, draws=draws, at=now)  # type: ignore[arg-type]  # stored rows were flushed, so their ids are set
     session.add(report)
     session.flush()

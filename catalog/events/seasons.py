@@ -10,8 +10,17 @@ K (``qualifier_top``).
 Choices where the seed is silent: an event's points are the player's Swiss match points
 ("积分" — the scoring the Swiss software keeps; ``points_rule`` "chests" sums the chests won
 instead); the qualifier's points do not enter the leaderboard (it is a separate selection) and
-its "another batch" skips players already qualified by points; ties on points are broken by
-the number of events played (fewer is better: the same points in fewer events), then by name.
+its "another batch" skips players already qualified by points.
+
+Ties on points are broken by a documented chain (:func:`season_order`), never by name:
+
+1. best single finish (the lowest place in any counted event);
+2. events won (more is better);
+3. top-eight finishes (more is better);
+4. events played (fewer is better: the same points in fewer events).
+
+Players equal on all of these share a rank (listed by name only for reading), and at the cut
+line they all qualify: a tie the chain cannot break is not decided by the alphabet.
 """
 
 from __future__ import annotations
@@ -98,6 +107,32 @@ class Leaderboard:
     qualifier: Event | None
 
 
+def tie_key(row: SeasonRow) -> tuple[int, ...]:
+    """The season's tie chain for one row (smaller is better): points, best finish, wins, top 8s,
+    events played."""
+    places = [place for _, place, _ in row.events]
+    return (
+        -row.points,
+        min(places, default=1_000_000),
+        -sum(1 for p in places if p == 1),
+        -sum(1 for p in places if p <= 8),
+        len(places),
+    )
+
+
+def season_order(rows: list[SeasonRow]) -> list[SeasonRow]:
+    """The rows ranked by :func:`tie_key`; rows equal on the whole chain share a rank."""
+    ordered = sorted(rows, key=lambda r: (tie_key(r), r.player))
+    previous: tuple[int, ...] | None = None
+    for i, row in enumerate(ordered):
+        key = tie_key(row)
+        if key != previous:
+            row.rank, previous = i + 1, key
+        else:
+            row.rank = ordered[i - 1].rank
+    return ordered
+
+
 def leaderboard(*, session: Session, season: Season) -> Leaderboard:
     """Summed points of the season's finished events, with the qualification cut marked."""
     rule = POINTS_RULES[season.points_rule]
@@ -113,10 +148,9 @@ def leaderboard(*, session: Session, season: Season) -> Leaderboard:
             points = rule(placing)
             row.points += points
             row.events.append((event, placing.place, points))
-    rows = sorted(by_key.values(), key=lambda r: (-r.points, len(r.events), r.player))
-    for i, row in enumerate(rows):
-        row.rank = i + 1
-        if i < season.cut_top and row.points > 0:
+    rows = season_order(list(by_key.values()))
+    for row in rows:
+        if row.rank <= season.cut_top and row.points > 0:
             row.qualified = "points"
     if qualifier is not None and qualifier.state == "finished" and season.qualifier_top:
         done = {r.key for r in rows if r.qualified}

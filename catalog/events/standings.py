@@ -12,6 +12,12 @@ an opponent. A round missed by a late entrant is a 0–2 match loss with no oppo
 "late entrants receive a match loss for each round missed"). Dropped players keep their
 results: they still count as opponents of the players they met.
 
+Every figure is exact (:class:`fractions.Fraction`) and compared exactly: two players whose OMW
+is 11/27 are equal, so GW decides (MTR 3.1), never floating-point noise. Rounding is for display
+only (:func:`percent`). The floors stay as they are: each opponent's MW and GW at exactly 1/3
+(not MTR's printed 0.33, which moves published 50 % readings to 49 %), the player's own GW
+unfloored.
+
 Tiebreak sets are strategies in :data:`TIEBREAKERS` (the built-in ``mtr`` and ``buchholz`` use
 the same registry an extension would); an event stores the name of its set.
 """
@@ -20,8 +26,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
+from math import lcm
 
-THIRD = 1 / 3
+THIRD = Fraction(1, 3)
+ZERO = Fraction(0)
 WIN, DRAW = 3, 1
 
 
@@ -62,15 +71,20 @@ class Record:
     game_points: int = 0
     games: int = 0
     opponents: list[int] = field(default_factory=list)
-    omw: float = 0.0
-    gw: float = 0.0
-    ogw: float = 0.0
+    omw: Fraction = ZERO
+    gw: Fraction = ZERO
+    ogw: Fraction = ZERO
     buchholz: int = 0
+    # The same three figures as integers over common denominators (one per figure for the whole
+    # table): equal exactly when the fractions are, and cheap to sort by.
+    omw_key: int = 0
+    gw_key: int = 0
+    ogw_key: int = 0
 
     @property
-    def mw(self) -> float:
-        """Match-win % (unfloored; 0 before the first match)."""
-        return self.points / (3 * self.played) if self.played else 0.0
+    def mw(self) -> Fraction:
+        """Match-win % (unfloored; 0 before the first match), exact."""
+        return Fraction(self.points, 3 * self.played) if self.played else ZERO
 
     def add_match(self, games_won: int, games_lost: int, draws: int, opponent: int | None) -> None:
         self.played += 1
@@ -105,19 +119,46 @@ def records(entrants: Iterable[Entrant], results: Iterable[Result], *, up_to: in
         missed = min(record.entrant.first_round - 1, up_to)
         for _ in range(max(missed, 0)):
             record.add_match(0, 2, 0, None)  # a missed round (late entry) is a 0–2 loss
-    mw = {pid: max(THIRD, r.mw) for pid, r in table.items()}
-    gw = {pid: (r.game_points / (3 * r.games) if r.games else 0.0) for pid, r in table.items()}
-    for pid, record in table.items():
-        record.gw = gw[pid]
+    # Exact and fast: every MW is points / (3 × matches) and every GW game points / (3 × games),
+    # so over one common denominator they are integers; sums of integers, then one Fraction per
+    # player (Fraction additions cost ~10× more at 2,000 players × 10 rounds).
+    mw_den = 3 * lcm(*range(1, max((r.played for r in table.values()), default=0) + 1))
+    gw_den = 3 * lcm(*range(1, max((r.games for r in table.values()), default=0) + 1))
+    mw_floor, gw_floor = mw_den // 3, gw_den // 3  # 1/3 on each denominator
+    mw = {
+        pid: max(mw_floor, r.points * (mw_den // (3 * r.played))) if r.played else mw_floor for pid, r in table.items()
+    }
+    floored_gw = {
+        pid: max(gw_floor, r.game_points * (gw_den // (3 * r.games))) if r.games else gw_floor
+        for pid, r in table.items()
+    }
+    per = lcm(*range(1, max((len(r.opponents) for r in table.values()), default=0) + 1))
+    for record in table.values():
+        record.gw = Fraction(record.game_points, 3 * record.games) if record.games else ZERO
+        record.gw_key = record.game_points * (gw_den // (3 * record.games)) if record.games else 0
         opponents = record.opponents
         # Choice (MTR silent): a player without opponents (only byes so far) gets the floor.
-        record.omw = sum(mw[o] for o in opponents) / len(opponents) if opponents else THIRD
-        record.ogw = sum(max(THIRD, gw[o]) for o in opponents) / len(opponents) if opponents else THIRD
+        if opponents:
+            mw_sum, gw_sum = sum(mw[o] for o in opponents), sum(floored_gw[o] for o in opponents)
+            record.omw = Fraction(mw_sum, mw_den * len(opponents))
+            record.ogw = Fraction(gw_sum, gw_den * len(opponents))
+            record.omw_key, record.ogw_key = mw_sum * (per // len(opponents)), gw_sum * (per // len(opponents))
+        else:
+            record.omw = record.ogw = THIRD
+            record.omw_key, record.ogw_key = mw_floor * per, gw_floor * per
         record.buchholz = sum(table[o].points for o in opponents)
     return table
 
 
-SortKey = Callable[[Record], tuple[float, ...]]
+def percent(value: Fraction, places: int = 2) -> str:
+    """A tiebreaker for display, as a percentage rounded half up (``Fraction(11, 27)`` → ``40.74``)."""
+    scaled = value * 100 * 10**places
+    whole = (scaled.numerator * 2 + scaled.denominator) // (2 * scaled.denominator)
+    text = str(whole).rjust(places + 1, "0")
+    return f"{text[:-places]}.{text[-places:]}" if places else text
+
+
+SortKey = Callable[[Record], tuple[int | Fraction, ...]]
 
 
 @dataclass(frozen=True)
@@ -143,7 +184,7 @@ register_tiebreakers(
         "mtr",
         "MTR：对手胜率、局胜率、对手局胜率",
         "MTR: opponents' match-win %, game-win %, opponents' game-win %",
-        lambda r: (r.points, r.omw, r.gw, r.ogw),
+        lambda r: (r.points, r.omw_key, r.gw_key, r.ogw_key),  # = (points, OMW, GW, OGW), exactly
         ("omw", "gw", "ogw"),
     )
 )
@@ -152,7 +193,7 @@ register_tiebreakers(
         "buchholz",
         "布赫霍尔茨：对手积分之和、局胜率",
         "Buchholz: sum of the opponents' points, then game-win %",
-        lambda r: (r.points, r.buchholz, r.gw),
+        lambda r: (r.points, r.buchholz, r.gw_key),
         ("buchholz", "gw"),
     )
 )

@@ -112,9 +112,9 @@ def standings_data(*, session: Session, event: Event, up_to: int | None = None) 
                 "rank": s.rank,
                 "player": s.record.entrant.name,
                 "points": s.record.points,
-                "omw": round(s.record.omw, 6),
-                "gw": round(s.record.gw, 6),
-                "ogw": round(s.record.ogw, 6),
+                "omw": round(float(s.record.omw), 6),
+                "gw": round(float(s.record.gw), 6),
+                "ogw": round(float(s.record.ogw), 6),
                 "played": s.record.played,
                 "won": s.record.won,
                 "drawn": s.record.drawn,
@@ -158,3 +158,11 @@ def event_data(*, session: Session, event: Event) -> dict[str, Any]:
         "players": len(registrations(session=session, event=event)),
         "lists_published": event.lists_published,
     }
+
+
+def page_version(*, session: Session, event: Event) -> str:
+    """A short string that changes whenever the public event page would: the state, the round
+    paired, the results in (the page's script polls it and reloads; a GET, it writes nothing)."""
+    last = last_round(session=session, event=event)
+    reported = sum(1 for m in matches(session=session, event=event, round_number=last) if m.reported) if last else 0
+    return f"{event.state}:{last}:{reported}:{int(event.chests_awarded)}"

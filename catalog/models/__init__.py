@@ -62,6 +62,7 @@ if TYPE_CHECKING:
         ChestBalance,
         ChestLedger,
         Event,
+        EventAudit,
         ExchangeItem,
         Match,
         PairingChange,
@@ -71,6 +72,8 @@ if TYPE_CHECKING:
         ResultReport,
         Round,
         Season,
+        Store,
+        StoreStaff,
     )
     from catalog.models.trading import Trade, TradeEvent, TradeFeedback, TradeLine, TradePrice
     from catalog.models.users import (
@@ -117,6 +120,7 @@ AREAS: dict[str, tuple[str, ...]] = {
         "ChestBalance",
         "ChestLedger",
         "Event",
+        "EventAudit",
         "ExchangeItem",
         "Match",
         "PairingChange",
@@ -126,6 +130,8 @@ AREAS: dict[str, tuple[str, ...]] = {
         "ResultReport",
         "Round",
         "Season",
+        "Store",
+        "StoreStaff",
     ),
     "trading": ("Trade", "TradeEvent", "TradeFeedback", "TradeLine", "TradePrice"),
     "users": (
@@ -165,6 +171,7 @@ __all__ = [
     "CollectionImport",
     "CollectionItem",
     "Event",
+    "EventAudit",
     "ExchangeItem",
     "Format",
     "Game",
@@ -184,6 +191,8 @@ __all__ = [
     "Round",
     "SavedDeck",
     "Season",
+    "Store",
+    "StoreStaff",
     "Trade",
     "TradeEvent",
     "TradeFeedback",

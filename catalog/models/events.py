@@ -64,6 +64,9 @@ class Event(SQLModel, table=True):
     lists_published: bool = False
     deadline: datetime | None = None  # decks lock then (or when registration is closed)
     chests_awarded: bool = False
+    # issue 29 §3: "required" — only players with a legal list are paired; "flag" — everyone
+    # plays and missing or illegal lists are flagged (and need a choice before chests)
+    deck_policy: str = Field(default="required", max_length=16)
     created_at: datetime
 
 
@@ -152,7 +155,7 @@ class ResultReport(SQLModel, table=True):
     wins_a: int
     wins_b: int
     draws: int = 0
-    status: str = Field(default="pending", max_length=16)  # pending | confirmed | rejected
+    status: str = Field(default="pending", max_length=16)  # pending | confirmed | rejected | replaced
     at: datetime
 
 
@@ -229,4 +232,44 @@ class Redemption(SQLModel, table=True):
     quantity: int = 1
     chests: int
     by_user_id: int | None = Field(default=None, foreign_key="app_user.id", ondelete="SET NULL")
+    at: datetime
+
+
+class Store(SQLModel, table=True):
+    """A shop as an account (issue 29 §6): its staff manage its events, exchange list, chests and
+    balances. ``key`` is the folded name every chest, item and event row already carries."""
+
+    __tablename__ = "store"
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(max_length=100, unique=True)
+    name: str = Field(max_length=100)
+    city: str = Field(default="", max_length=50)
+    prize_cap: int = 20  # the most chests one place of one event may win here (an admin sets it)
+    created_at: datetime
+
+
+class StoreStaff(SQLModel, table=True):
+    """An organiser working for a store."""
+
+    __tablename__ = "store_staff"
+    __table_args__ = (UniqueConstraint("store_id", "user_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    store_id: int = Field(foreign_key="store.id", ondelete="CASCADE")
+    user_id: int = Field(foreign_key="app_user.id", index=True, ondelete="CASCADE")
+    added_by: int | None = Field(default=None, foreign_key="app_user.id", ondelete="SET NULL")
+    added_at: datetime
+
+
+class EventAudit(SQLModel, table=True):
+    """One consequential action on an event (lock, drop, undrop, finish, reopen …): who and when."""
+
+    __tablename__ = "event_audit"
+
+    id: int | None = Field(default=None, primary_key=True)
+    event_id: int = Field(foreign_key="event.id", ondelete="CASCADE", index=True)
+    by_user_id: int | None = Field(default=None, foreign_key="app_user.id", ondelete="SET NULL")
+    action: str = Field(max_length=32)
+    detail: str = Field(default="", max_length=300)
     at: datetime

@@ -12,7 +12,7 @@ from sqlmodel import Session
 from catalog.events import registration as reg
 from catalog.events import running
 from tests.browser import open_page
-from tests.eventkit import NOW, make_event
+from tests.eventkit import NOW, make_event, staff_store
 from webapp.db import get_engine
 
 PASSWORD = "correct horse battery"
@@ -38,6 +38,7 @@ def test_a_phone_finds_its_table_and_reports(
     with Session(get_engine(sample_app)) as session, session.begin():
         shop = make_user(session, "shop", role="organizer", password=PASSWORD)
         event = make_event(session, organizer_id=shop.id)
+        staff_store(session, event.store, "shop")
         users = {name: make_user(session, name, password=PASSWORD) for name in PLAYERS}
         for name, user in users.items():
             reg.register_player(session=session, event=event, player_name=name, now=NOW, user_id=user.id)

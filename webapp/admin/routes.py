@@ -169,3 +169,75 @@ def set_user_role(user_id: int) -> Any:
         return redirect(back)
     flash(_("%(name)s 的角色现在是：%(role)s", name=user.username, role=role_names().get(user.role, user.role)))
     return redirect(back)
+
+
+@bp.get("/stores")
+@admin_required
+def stores_page() -> Any:
+    """Stores as accounts (issue 29 §6): create one, set its prize cap, assign and remove staff."""
+    from catalog.events import stores
+
+    session = get_session()
+    rows = [(store, stores.staff(session=session, store=store)) for store in stores.all_stores(session=session)]
+    return render_template("admin/stores.html", rows=rows, max_cap=stores.MAX_PRIZE_CAP)
+
+
+@bp.post("/stores")
+@admin_required
+def store_action() -> Any:
+    """``action`` create | cap | staff | unstaff; a refused change flashes why and changes nothing."""
+    from catalog.events import stores
+
+    session = get_session()
+    form = request.form
+    action = form.get("action", "")
+    try:
+        if action == "create":
+            store = stores.create_store(
+                session=session, name=form.get("name", ""), city=form.get("city", ""), now=utcnow(),
+                prize_cap=_small_int(form.get("prize_cap", "20")),
+            )  # fmt: skip
+            flash(_("已创建店铺：%(name)s", name=store.name))
+        elif action in ("cap", "staff", "unstaff"):
+            store = _store(session, form.get("store", ""))
+            if action == "cap":
+                stores.set_prize_cap(store=store, cap=_small_int(form.get("prize_cap", "")))
+                flash(_("%(name)s 每个名次最多 %(n)d 个白银宝箱", name=store.name, n=store.prize_cap))
+            elif action == "staff":
+                user = stores.add_staff(
+                    session=session, by=current_user, store=store, username=form.get("username", "").strip()[:64],
+                    now=utcnow(),
+                )  # fmt: skip
+                flash(_("%(user)s 现在是 %(name)s 的店员", user=user.username, name=store.name))
+            else:
+                stores.remove_staff(
+                    session=session, by=current_user, store=store, user_id=_small_int(form.get("user", ""))
+                )
+                flash(_("已移除店员"))
+        else:
+            abort(400)
+    except LunzangError as error:
+        session.rollback()
+        flash(_localized(error), "error")
+    return redirect(url_for("admin.stores_page"), code=303)
+
+
+def _small_int(text: str) -> int:
+    from catalog.errors import Message
+    from catalog.events.stores import StoreError
+
+    text = text.strip()
+    if not text.isascii() or not text.isdigit() or len(text) > 9:
+        raise StoreError(Message("请输入一个不太大的整数", "enter a whole number (not too large)"))
+    return int(text)
+
+
+def _store(session: Any, store_id: str) -> Any:
+    from catalog.errors import Message
+    from catalog.events.stores import StoreError
+    from catalog.models import Store
+
+    store = session.get(Store, _small_int(store_id))
+    if store is None:
+        raise StoreError(Message("没有这家店铺", "no such store"))
+    return store

@@ -23,7 +23,7 @@ from catalog import accounts
 from catalog import db as catalog_db
 from catalog.decks.lists import DecklistError
 from catalog.errors import Message
-from catalog.events import prizes, running, seasons, views
+from catalog.events import prizes, running, safety, seasons, stores, views
 from catalog.events import registration as reg
 from catalog.events.export import event_csv, event_workbook, season_csv, season_workbook
 from catalog.events.registration import EventError
@@ -134,6 +134,14 @@ def _names(session: Session, event: Event) -> dict[int, str]:
 @click.option("--kind", default="monthly", type=click.Choice(["monthly", "bawang", "qualifier"]), help="赛事类型。")
 @click.option("--top-cut", type=click.Choice(["0", "4", "8"]), default="0", help="决赛圈人数。")
 @click.option("--deadline", default=None, help="卡组截止时间 YYYY-MM-DDTHH:MM（UTC）。")
+@click.option(
+    "--third-place", type=click.Choice(["playoff", "swiss"]), default="swiss",
+    help="决赛圈季军：playoff 加赛，swiss 按瑞士轮名次。",
+)  # fmt: skip
+@click.option(
+    "--deck-policy", type=click.Choice(["required", "flag"]), default="required",
+    help="required：只有合法卡组才能配对（默认）；flag：照常比赛并标记缺失或不合法的卡组。",
+)  # fmt: skip
 @with_appcontext
 @friendly
 def create_command(
@@ -149,6 +157,8 @@ def create_command(
     kind: str,
     top_cut: str,
     deadline: str | None,
+    third_place: str,
+    deck_policy: str,
 ) -> None:
     """创建赛事，打印新赛事的编号。"""
     try:
@@ -167,10 +177,12 @@ def create_command(
                     Message(f"{user.username} 没有主办者（organizer）角色", f"{user.username} is not an organizer")
                 )
             organizer_id = user.id
+            if store.strip():  # issue 29 §6: an organiser acts only for the stores they staff
+                stores.require_staff(session=session, user=user, store=store.strip())
         event = reg.create_event(
             session=session, name=name, game=game, format_code=format_code, date=held_on, now=now(),
             organizer_id=organizer_id, rounds=rounds, season_code=season_code, store=store, city=city, kind=kind,
-            top_cut=int(top_cut), deadline=locks_at,
+            top_cut=int(top_cut), deadline=locks_at, third_place=third_place, deck_policy=deck_policy,
         )  # fmt: skip
         click.echo(event.id)
 
@@ -335,14 +347,20 @@ def standings_command(event_id: int, round_number: int | None, as_json: bool) ->
 
 @event_group.command("finish")
 @click.argument("event_id", type=ID)
+@click.option(
+    "--flagged", type=click.Choice(["award", "withhold"]), default=None,
+    help="卡组不合法或缺失的获奖选手：award 照发，withhold 不发（有这样的选手时必须选择）。",
+)  # fmt: skip
 @with_appcontext
 @friendly
-def finish_command(event_id: int) -> None:
+def finish_command(event_id: int, flagged: str | None) -> None:
     """结束赛事并按名次发放白银宝箱（冠军 9、亚军 7、季军 5、其余 4，或赛事的奖励表）。"""
     with _session() as session, session.begin():
         event = _event(session, event_id)
         running.finish_event(session=session, event=event)
-        given = prizes.award_chests(session=session, event=event, now=now()) if event.store else []
+        given = prizes.award_chests(session=session, event=event, now=now(), flagged=flagged) if event.store else []
+        safety.record(session=session, event=event, by_user_id=None, action="finish", detail="结束赛事（命令行）",
+                      now=now())  # fmt: skip
         for p in given:
             click.echo(f"  第 {p.place} 名 {p.registration.player_name}：{p.chests} 个白银宝箱")
         if not event.store:
@@ -352,9 +370,13 @@ def finish_command(event_id: int) -> None:
 @event_group.command("export")
 @click.argument("event_id", type=ID)
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path), help="FILE.xlsx 或 FILE.csv。")
+@click.option(
+    "--header", type=click.Choice(["zh", "en"]), default="zh",
+    help="CSV 表头语言：zh 中文（默认），en 英文键名（供脚本使用）。",
+)  # fmt: skip
 @with_appcontext
 @friendly
-def export_command(event_id: int, out: Path) -> None:
+def export_command(event_id: int, out: Path, header: str) -> None:
     """导出成绩表：XLSX（选手与卡组、每轮配对与结果、排名、奖励）或 CSV（最终排名）。"""
     suffix = out.suffix.lower()
     if suffix not in (".xlsx", ".csv"):
@@ -364,7 +386,7 @@ def export_command(event_id: int, out: Path) -> None:
         data = (
             event_workbook(session=session, event=event)
             if suffix == ".xlsx"
-            else event_csv(session=session, event=event).encode()
+            else event_csv(session=session, event=event, header=header).encode()
         )
     try:
         out.write_bytes(data)
@@ -400,14 +422,18 @@ def season_create(code: str, name: str, cut_top: int, qualifier_top: int, points
 @click.argument("code")
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--out", "out", default=None, type=click.Path(path_type=Path), help="导出 FILE.xlsx 或 FILE.csv。")
+@click.option(
+    "--header", type=click.Choice(["zh", "en"]), default="zh",
+    help="CSV 表头语言：zh 中文（默认），en 英文键名（供脚本使用）。",
+)  # fmt: skip
 @with_appcontext
 @friendly
-def season_standings(code: str, as_json: bool, out: Path | None) -> None:
+def season_standings(code: str, as_json: bool, out: Path | None, header: str) -> None:
     """赛季排名与国冠资格线。"""
     with Session(get_engine()) as session:
         board = seasons.leaderboard(session=session, season=seasons.get_season(session=session, code=code))
         if out is not None:
-            data = season_workbook(board) if out.suffix.lower() == ".xlsx" else season_csv(board).encode()
+            data = season_workbook(board) if out.suffix.lower() == ".xlsx" else season_csv(board, header).encode()
             out.write_bytes(data)
             click.echo(f"已导出 {out}")
             return
@@ -421,3 +447,51 @@ def season_standings(code: str, as_json: bool, out: Path | None) -> None:
     for r in rows:
         mark = {"points": "（积分晋级）", "qualifier": "（预选赛晋级）"}.get(str(r["qualified"]), "")
         click.echo(f"  {r['rank']:>3}. {r['player']}  {r['points']} 分，{r['events']} 场{mark}")
+
+
+@event_group.command("edit")
+@click.argument("event_id", type=ID)
+@click.option("--name", default=None, help="赛事名称。")
+@click.option("--date", "day", default=None, help="日期 YYYY-MM-DD。")
+@click.option("--store", default=None, help="店铺（空字符串：无店铺）。")
+@click.option("--format", "format_code", default=None, help="赛制代码。")
+@click.option("--rounds", type=click.IntRange(0, 20), default=None, help="轮数（0：按人数取 MTR 附录 E）。")
+@click.option("--round-minutes", type=ID, default=None, help="每轮时长（分钟）。")
+@click.option("--top-cut", type=click.Choice(["0", "4", "8"]), default=None, help="决赛圈人数。")
+@click.option("--third-place", type=click.Choice(["playoff", "swiss"]), default=None, help="季军：加赛或按瑞士轮名次。")
+@click.option("--deck-policy", type=click.Choice(["required", "flag"]), default=None, help="卡组政策。")
+@click.option("--deadline", default=None, help="卡组截止时间 YYYY-MM-DDTHH:MM（UTC；空字符串：无）。")
+@click.option("--add-round", is_flag=True, help="进行中：增加一轮。")
+@click.option("--end-early", is_flag=True, help="进行中：本轮后提前结束。")
+@with_appcontext
+@friendly
+def edit_command(event_id: int, day: str | None, rounds: int | None, top_cut: str | None, deadline: str | None,
+                 add_round: bool, end_early: bool, **fields: Any) -> None:  # fmt: skip
+    """修改赛事设置（第 1 轮配对前）；进行中只能 --add-round 或 --end-early。"""
+    changes: dict[str, Any] = {key: value for key, value in fields.items() if value is not None}
+    try:
+        if day is not None:
+            changes["date"] = date.fromisoformat(day)
+        if deadline is not None:
+            changes["deadline"] = datetime.fromisoformat(deadline).replace(tzinfo=UTC) if deadline else None
+    except ValueError as error:
+        raise EventError(Message("日期应为 YYYY-MM-DD（截止时间 YYYY-MM-DDTHH:MM）", "bad date or deadline")) from error
+    if rounds is not None:
+        changes["rounds"] = rounds or None
+    if top_cut is not None:
+        changes["top_cut"] = int(top_cut)
+    with _session() as session, session.begin():
+        event = _event(session, event_id)
+        if add_round or end_early:
+            if changes:
+                raise EventError(Message("--add-round / --end-early 不能与其他修改一起用", "use them alone"))
+            (safety.add_round if add_round else safety.end_early)(session=session, event=event)
+            click.echo(f"共 {event.rounds} 轮")
+            action = "add_round" if add_round else "end_early"
+            detail = f"共 {event.rounds} 轮（命令行）"
+            safety.record(session=session, event=event, by_user_id=None, action=action, detail=detail, now=now())
+            return
+        changed = safety.edit_event(session=session, event=event, changes=changes, now=now())
+        safety.record(session=session, event=event, by_user_id=None, action="edit",
+                      detail="修改（命令行）：" + "、".join(changed), now=now())  # fmt: skip
+        click.echo("已修改：" + ("、".join(changed) if changed else "（没有变化）"))

@@ -8,9 +8,10 @@ the organiser publishes them (or when they manage the event).
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
-from flask import Response, abort, flash, redirect, render_template, request, url_for
+from flask import Response, abort, flash, jsonify, redirect, render_template, request, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
@@ -19,7 +20,7 @@ from catalog.decks.check import game_formats
 from catalog.decks.lists import DecklistError
 from catalog.decks.saved import get_deck, list_decks
 from catalog.errors import LunzangError
-from catalog.events import prizes, running, seasons, views
+from catalog.events import prizes, running, seasons, stores, views
 from catalog.events import registration as reg
 from catalog.events.export import season_csv, season_workbook
 from catalog.events.pairing import PAIRING_SYSTEMS
@@ -27,6 +28,7 @@ from catalog.events.standings import TIEBREAKERS
 from catalog.games import GAMES
 from catalog.models import Event
 from catalog.numbers import INT32, parse_int
+from catalog.text import fold
 from webapp.db import get_session
 from webapp.events import bp
 from webapp.helpers import localized, utcnow
@@ -54,6 +56,8 @@ def load_event(event_id: int, *, lock: bool = False) -> Event:
 def failed(error: LunzangError | DecklistError, target: str) -> Any:
     """Undo the request's writes, show the message, go back (nothing changed)."""
     get_session().rollback()
+    if isinstance(error, LunzangError) and error.status == 403:
+        abort(403, localized(error))  # another store's business: refused outright, nothing changed
     if isinstance(error, DecklistError):
         lines = [
             f"{_('第 %(n)d 行', n=p.line)}：{localized_problem(p)}" if p.line else localized_problem(p)
@@ -103,8 +107,13 @@ def event_page(event_id: int) -> Any:
     mine = views.my_registration(session=session, event=event, user_id=me.id) if me else None
     current = views.round_view(session=session, event=event)
     table = running.standings(session=session, event=event)
+    final = prizes.placings(session=session, event=event) if event.state == "finished" else []
     return render_template(
         "events/event.html",
+        final=final,
+        my_placing=next((p for p in final if mine and p.registration.id == mine.id), None),
+        version=views.page_version(session=session, event=event),
+        flags=_flags(session, event, me),
         event=event,
         game=GAMES.get(event.game),
         format_label=_format_label(session, event),
@@ -126,6 +135,15 @@ def event_page(event_id: int) -> Any:
     )
 
 
+def _flags(session: Any, event: Event, me: Any) -> dict[int, Any] | None:
+    """Missing and illegal lists flagged in the standings, for the organiser (issue 29 §3)."""
+    if not reg.can_manage(event, me):
+        return None
+    return {
+        r.id: r for r in reg.registrations(session=session, event=event) if r.id is not None and reg.list_problem(r)
+    }
+
+
 def _format_label(session: Any, event: Event) -> str:
     """The event's format as its catalogue names it (标准), not its code; the page shows it in
     the reader's language (``format_name``)."""
@@ -134,6 +152,24 @@ def _format_label(session: Any, event: Event) -> str:
     except LunzangError:  # the game is not imported here: the code is all there is
         return event.format_code
     return names.get(event.format_code, event.format_code)
+
+
+def qr_svg(url: str) -> str:
+    """The QR code of ``url`` as inline SVG (segno: pure Python)."""
+    import segno
+
+    out = io.BytesIO()
+    segno.make(url, error="m").save(out, kind="svg", scale=4, xmldecl=False, svgns=True, title=url)
+    return out.getvalue().decode("utf-8")
+
+
+@bp.get("/events/<int:event_id>/version")
+def event_version(event_id: int) -> Any:
+    """What the public page shows, as a short string: its script reloads when this changes."""
+    event = load_event(event_id)
+    response = jsonify({"version": views.page_version(session=get_session(), event=event)})
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 @bp.get("/events/<int:event_id>/pairings")
@@ -145,7 +181,8 @@ def pairings(event_id: int) -> Any:
     if current is None or not current.tables:
         abort(404, _("这一轮还没有配对"))
     by = "name" if request.args.get("by") == "name" else "table"
-    return render_template("events/pairings.html", event=event, current=current, by=by)
+    qr = qr_svg(url_for("events.event_page", event_id=event.id, _external=True))
+    return render_template("events/pairings.html", event=event, current=current, by=by, qr=qr)
 
 
 @bp.get("/events/<int:event_id>/slips")
@@ -174,6 +211,7 @@ def standings_page(event_id: int) -> Any:
         standings=table,
         rounds=list(range(1, last + 1)),
         chests={p.registration.id: p.chests for p in placings},
+        flags=_flags(session, event, user()),
         tiebreak=TIEBREAKERS[event.tiebreakers],
     )
 
@@ -302,7 +340,7 @@ def season_export(code: str, kind: str) -> Any:
         data = season_workbook(board)
         mimetype = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
     else:
-        data, mimetype = season_csv(board).encode("utf-8-sig"), "text/csv"
+        data, mimetype = season_csv(board, "en" if str(get_locale()) == "en" else "zh").encode("utf-8-sig"), "text/csv"
     response = Response(data, mimetype=mimetype)
     response.headers["Content-Disposition"] = f"attachment; filename=season-{board.season.id}.{kind}"
     return response
@@ -314,7 +352,8 @@ def exchange(store: str) -> Any:
     session = get_session()
     today = utcnow().date()
     items = prizes.exchange_list(session=session, store=store[:100])
-    manages = bool(user() and user().role in ("organizer", "admin"))
+    # issue 29 §6: only the store's staff (and admins) see its balances and edit its list
+    manages = stores.is_staff(session=session, user=user(), store_key=fold(store[:100]))
     return render_template(
         "events/exchange.html",
         store=store[:100],
@@ -326,4 +365,4 @@ def exchange(store: str) -> Any:
     )
 
 
-from webapp.events import manage  # noqa: E402,F401
+from webapp.events import downloads, manage  # noqa: E402,F401
