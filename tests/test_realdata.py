@@ -36,7 +36,7 @@ def test_cota_imports_with_chinese_names(engine: Engine) -> None:
         anger = session.scalars(select(Card).where(Card.name == "怒火中烧")).one()
         assert anger.name_en == "Anger"
         assert anger.type == "行动" and anger.faction == "布罗布纳"
-        assert anger.extra == {"amber": 1, "zhhant": "怒火中燒"}
+        assert anger.extra == {"amber": 1, "zhhant": "怒火中燒", "ids": ["anger"]}
         assert anger.pinyin == "nuhuozhongshao"
         cota = session.scalars(select(CardSet).where(CardSet.code == "CotA")).one()
         assert cota.release == "2018-11"

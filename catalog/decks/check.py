@@ -8,6 +8,7 @@ one catalogue, load once with :func:`load_pool` / :func:`load_format` and call
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -19,7 +20,7 @@ from sqlalchemy import select as core_select
 from sqlalchemy.engine import Connection
 from sqlmodel import Session, col, select
 
-from catalog.decks.lists import CardPool, DeckList, parse_decklist, resolve
+from catalog.decks.lists import CardPool, DeckList, parse_decklists, resolve
 from catalog.errors import LunzangError, Message
 from catalog.games import GAMES, get_game
 from catalog.models import BanEntry, Card, CardSet, Format, Game, Printing
@@ -245,12 +246,37 @@ def check_decklist(
     Raises :class:`~catalog.decks.lists.DecklistError` when the text is unreadable and
     :class:`DeckCheckError` for an unknown game or format.
     """
-    decklist = parse_decklist(text)
-    slug = game_slug(game or decklist.game)
-    pool = load_pool(session, slug)
-    fmt = load_format(session, slug, format_code or decklist.format, pool)
-    deck, verdict = check_parsed(decklist, pool, fmt)
-    return DeckCheck(decklist, deck, verdict, pool, fmt)
+    return check_decklists(session=session, text=text, game=game, format_code=format_code)[0]
+
+
+_GAME_LINE = re.compile(r"^\s*(?:game|游戏|遊戲)\s*[:：]\s*(?P<game>\S+)", re.IGNORECASE | re.MULTILINE)
+
+
+def has_houses(text: str, game: str | None) -> bool:
+    """Whether the decklist is of a game whose decks are headed by house (KeyForge): a heading
+    that is no section word is then a house."""
+    found = _GAME_LINE.search(text[:2000]) if not game else None
+    module = get_game((game or (found["game"] if found else "")).strip())
+    houses = getattr(module, "houses", None)
+    return houses is not None and bool(houses.canonical)
+
+
+def check_decklists(
+    *, session: Session, text: str, game: str | None = None, format_code: str | None = None
+) -> list[DeckCheck]:
+    """Every deck of a file judged (a game's own deck JSON may hold several: keyteki's list of
+    decks), each as :func:`check_decklist` judges one."""
+    checks: list[DeckCheck] = []
+    pools: dict[str, tuple[CardPool, FormatSpec]] = {}
+    for decklist in parse_decklists(text, houses=has_houses(text, game)):
+        slug = game_slug(game or decklist.game)
+        if slug not in pools:
+            pool = load_pool(session, slug)
+            pools[slug] = (pool, load_format(session, slug, format_code or decklist.format, pool))
+        pool, fmt = pools[slug]
+        deck, verdict = check_parsed(decklist, pool, fmt)
+        checks.append(DeckCheck(decklist, deck, verdict, pool, fmt))
+    return checks
 
 
 @dataclass

@@ -275,7 +275,7 @@ class JsonFormat:
     rows: Callable[[Mapping[str, Any]], list[tuple[int, dict[str, str]]]]  # → (card index, CSV row)
     # several files of the format in one import: the rows of all of them (newest set first) and
     # the database's names by English name → the rows with one name per card across sets
-    unify: Callable[[list[dict[str, str]], Mapping[str, str]], None] | None = None
+    unify: Callable[[list[dict[str, str]], Mapping[str, Any]], None] | None = None
     # a set's order among the format's sets (newer sets higher), from its header
     position: Callable[[Mapping[str, Any]], int] | None = None
 
@@ -322,6 +322,11 @@ class GameModule:
     # card frames: attribute/colour → colour; rarity code → colour (else by step on the ladder)
     attribute_colours: ClassVar[Mapping[str, RGB]] = {}
     rarity_colours: ClassVar[Mapping[str, RGB]] = {}
+    # markers a decklist line may end with ([maverick] …) → the marker; bonus-icon words → icon
+    line_markers: ClassVar[Mapping[str, str]] = {}
+    icon_words: ClassVar[Mapping[str, str]] = {}
+    # a card's id in the game's own deck files, from its English name (KeyForge: keyteki's slug)
+    card_slug: Callable[[str], str] | None = None
     # whether a reprint may change the card's words (an erratum: the newest set wins, see
     # errata_key); otherwise a reprint whose rules fields differ is refused (DESIGN §3)
     errata: bool = False
@@ -334,11 +339,15 @@ class GameModule:
         draw_model: DrawModel | None = None,
         json_format: JsonFormat | None = None,
         basic_card: Callable[[PoolCard], bool] | None = None,
+        deck_json: Callable[[Any], list[dict[str, Any]] | None] | None = None,
     ) -> None:
         self.rule_sets: dict[str, tuple[Rule, ...]] = {kind: tuple(rules) for kind, rules in (rule_sets or {}).items()}
         self.rulebook = rulebook  # what the rules page says; None = the game has no rules page
         self.draw_model = draw_model  # None: no odds table (the seed does not say what is seen)
         self.json_format = json_format  # None: the game is read from CSV folders only
+        # the deck JSON shapes the game's players exchange besides ours (KeyForge: keyteki's,
+        # Master Vault's) → plain deck dicts (catalog.decks.lists reads them); None: ours only
+        self.deck_json = deck_json
         # Which cards are "basic" (永恒之轮: basic 法力石), those a player owns plenty of and a
         # proxy sheet may leave out; None: the game has none.
         self.basic_card = basic_card

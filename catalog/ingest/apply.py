@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from sqlmodel import Session, col, select
 
@@ -80,20 +81,26 @@ def _import(*, session: Session, paths: Iterable[Path], progress: Progress | Non
     return report
 
 
-def _known_names(session: Session) -> dict[str, dict[str, str]]:
-    """Each game that reads a JSON format with names unified across files: its stored cards'
-    names by English name (a later set names a card the way the catalogue already does)."""
-    found: dict[str, dict[str, str]] = {}
+def _known_names(session: Session) -> dict[str, dict[str, Any]]:
+    """Each game that reads a JSON format with cards unified across files: its stored cards by
+    English name → (name, faction, ids in ``extra``), so a later set names a card the way the
+    catalogue already does and adds to its houses and ids."""
+    found: dict[str, dict[str, Any]] = {}
     for game in session.scalars(select(Game)):
         module = GAMES.get(game.slug)
         if module is None or module.json_format is None or module.json_format.unify is None:
             continue
-        rows = session.execute(select(Card.name_en, Card.name).where(Card.game_id == game.id, Card.name_en != ""))
-        found[game.slug] = {name_en: name for name_en, name in rows}
+        rows = session.execute(
+            select(Card.name_en, Card.name, Card.faction, Card.extra).where(Card.game_id == game.id, Card.name_en != "")
+        )
+        found[game.slug] = {
+            name_en: (name, faction or "", tuple((extra or {}).get("ids") or ()))
+            for name_en, name, faction, extra in rows
+        }
     return found
 
 
-def _rename_cards(session: Session, sources: list[Source], known_names: dict[str, dict[str, str]]) -> None:
+def _rename_cards(session: Session, sources: list[Source], known_names: dict[str, dict[str, Any]]) -> None:
     """A card the catalogue holds under its English name (a set without Chinese names came
     first) takes the Chinese name a later set gives it, so both sets' printings are one card."""
     from sqlalchemy import update
@@ -109,7 +116,9 @@ def _rename_cards(session: Session, sources: list[Source], known_names: dict[str
         renames = {
             row.values["name_en"]: row.values["name"]
             for row in source.json_rows
-            if known.get(row.values.get("name_en", "")) == row.values.get("name_en") != row.values.get("name")
+            if (known.get(row.values.get("name_en", "")) or ("",))[0]
+            == row.values.get("name_en")
+            != row.values.get("name")
         }
         game_id = session.scalars(select(Game.id).where(Game.slug == source.game.slug)).one()
         for english, name in renames.items():
@@ -125,7 +134,7 @@ def _rename_cards(session: Session, sources: list[Source], known_names: dict[str
                 .where(col(CardSearch.card_id) == card.id)
                 .values(name=name, sort_key=pinyin, keys=keys)
             )
-            known[english] = name
+            known[english] = (name, *known[english][1:])
         session.flush()
 
 

@@ -209,7 +209,7 @@ def read_source(path: Path, stored: dict[str, StoredVocabulary] | None = None) -
     return read_folder(path, stored if stored is not None else {})
 
 
-def combine_json_sources(sources: list[Source], known_names: dict[str, dict[str, str]]) -> list[Source]:
+def combine_json_sources(sources: list[Source], known_names: dict[str, dict[str, Any]]) -> list[Source]:
     """The JSON files of one game in one import as one source (issue 30): its sets newest first
     (by the format's ``position``), the rows in that order, so a card's first row, the one whose
     rules the card keeps, is its newest printing, and one name per card across the files

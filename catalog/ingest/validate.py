@@ -433,7 +433,8 @@ class Plan:
                     # newer set than this import's newest, the card keeps the database's words
                     self.errata.add(name)
                     if self.db_newest.get(db_card[0], -1) > self.set_positions.get(set_code, 0):
-                        same_rules = True
+                        stored = self._newer_in_database(db_card[0], stored)
+                        same_rules = stored[-1] == db_card[2]
                 firsts.append((name, None if same_rules else stored, db_card))
             found = stored_printings.get((set_ids.get(set_code), number)) if stored_printings else None  # type: ignore[arg-type]  # a set read from the database has its id
             values = fields(printing)
@@ -444,6 +445,19 @@ class Plan:
             if found is not None:
                 before.append(found[:size])
         return firsts, printings, before, unchanged
+
+    def _newer_in_database(self, card_id: int, stored: tuple[Any, ...]) -> tuple[Any, ...]:
+        """A card the database prints in a newer set than this import: its words stay the
+        database's, its houses and ids are this import's (the check unified them with the
+        database's), its Traditional name the database's or this import's."""
+        values = self._full_card(card_id)
+        row = dict(zip(STORED_CARD, stored, strict=True))
+        extra = dict(values.get("extra") or {})
+        for key, value in (row.get("extra") or {}).items():
+            if key == "ids" or key not in extra:
+                extra[key] = value
+        values["faction"], values["extra"] = row["faction"], extra
+        return card_values(values)
 
     def existing_cards(self, names: list[str], columns: tuple[str, ...]) -> Iterator[Any]:
         """The game's cards among ``names`` (rows of ``columns``)."""

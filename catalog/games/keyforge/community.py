@@ -91,9 +91,12 @@ def community_rows(data: Mapping[str, Any]) -> list[tuple[int, dict[str, str]]]:
         number = str(card.get("number") or "")
         house = str(card.get("house") or "")
         same = by_number.get(number) if number else None
+        slug = str(card.get("id") or "")
         if same is not None and same["name_en"] == english:
             if house and house not in same["house"].split("|"):
                 same["house"] += "|" + house
+            if slug and slug not in same["slug"].split():
+                same["slug"] += " " + slug  # the two halves of a gigantic creature (deusillus, deusillus2)
             continue
         taken = 1
         while same is not None:
@@ -117,7 +120,7 @@ def community_rows(data: Mapping[str, Any]) -> list[tuple[int, dict[str, str]]]:
             "traits": "|".join(str(t) for t in card.get("traits") or []),
             "keywords": "|".join(keywords),
             "text": str(card.get("text") or ""),
-            "slug": str(card.get("id") or ""),
+            "slug": slug,
         }
         if refused:
             row["name_refused"] = refused
@@ -127,12 +130,16 @@ def community_rows(data: Mapping[str, Any]) -> list[tuple[int, dict[str, str]]]:
     return rows
 
 
-def unify_names(rows: list[dict[str, str]], known: Mapping[str, str]) -> None:
-    """One name per card across sets: the database's when it holds the card under a Chinese
-    name, else the newest Chinese name in ``rows`` (ordered newest set first), else English.
-    The Traditional name likewise: the newest one any set gives."""
+def unify_names(rows: list[dict[str, str]], known: Mapping[str, Any]) -> None:
+    """One card across sets: one name (the database's when it holds the card under a Chinese
+    name, else the newest Chinese name in ``rows``, ordered newest set first, else English), the
+    newest Traditional name, every house any printing has (a reprint may change house: the deck
+    of a set plays the card for that set's) and every keyteki id. ``known``: the database's
+    cards by English name → (name, houses, ids)."""
     chinese: dict[str, str] = {}
     traditional: dict[str, str] = {}
+    houses: dict[str, list[str]] = {}
+    slugs: dict[str, list[str]] = {}
     for row in rows:
         english = row.get("name_en", "")
         if not english:
@@ -141,13 +148,26 @@ def unify_names(rows: list[dict[str, str]], known: Mapping[str, str]) -> None:
             chinese.setdefault(english, row["name"])
         if row.get("name_zhhant"):
             traditional.setdefault(english, row["name_zhhant"])
+        _add(houses.setdefault(english, []), row.get("house", "").split("|"))
+        _add(slugs.setdefault(english, []), row.get("slug", "").split())
     for row in rows:
         english = row.get("name_en", "")
         if not english:
             continue
-        stored = known.get(english)
-        row["name"] = stored if stored and stored != english else chinese.get(english, stored or english)
+        stored_name, stored_houses, stored_ids = known.get(english) or ("", "", ())
+        row["name"] = (
+            stored_name if stored_name and stored_name != english else chinese.get(english, stored_name or english)
+        )
         row["name_zhhant"] = traditional.get(english, "")
+        row["house"] = "|".join(_add(list(houses[english]), stored_houses.split("|")))
+        row["slug"] = " ".join(_add(list(slugs[english]), stored_ids))
+
+
+def _add(into: list[str], words: Any) -> list[str]:
+    for word in words:
+        if word and word not in into:
+            into.append(word)
+    return into
 
 
 FORMAT = JsonFormat(

@@ -28,6 +28,7 @@ from catalog.games.base import (
     parse_list,
     written,
 )
+from catalog.games.keyforge.decks import ICON_WORDS, MARKERS, slugify
 from catalog.text import fold, normalize_width
 
 # Rules text as the sets write it: markup (``2<A>``), private-use glyphs (U+F360 the æmber
@@ -199,6 +200,10 @@ class KeyForge(GameModule):
     # "每套牌组包含3个不同的派系" names no house: a catalogue may add its publisher's (manifest
     # [vocabulary] houses = { "蛮族" = ["manzu"] })
     open_lists: ClassVar[Mapping[str, str]] = {"houses": "派系", "types": "类型"}
+    # decklist markers and bonus icons (catalog.games.keyforge.decks)
+    line_markers = MARKERS
+    icon_words = ICON_WORDS
+    card_slug = staticmethod(slugify)
     # the file's words for our fields, in messages (issue 30)
     file_columns: ClassVar[Mapping[str, str]] = {"faction": "house", "attack": "power", "defense": "armor"}
     # reprints may change a card's words: the newest set wins, older wordings stay on their
@@ -206,7 +211,7 @@ class KeyForge(GameModule):
     errata = True
     rarity = RARITY
     keywords = KEYWORDS
-    game_columns = ("house", "amber", "power", "armor", "traits", "keywords", "name_en", "name_zhhant")
+    game_columns = ("house", "amber", "power", "armor", "traits", "keywords", "name_en", "name_zhhant", "slug")
     # KeyForge says power and armour (searched as atk/def); the seed's own word is 力量值.
     field_labels: ClassVar[Mapping[str, str]] = {"faction": N_("派系"), "attack": N_("战斗力"), "defense": N_("护甲")}
     # "每套牌组包含3个不同的派系" — and the published decks hold 36 cards, 12 per house.
@@ -229,6 +234,7 @@ class KeyForge(GameModule):
             "keywords": "|".join(k["label"] for k in card["keywords"] or ()),
             "name_en": card["name_en"] or "",
             "name_zhhant": str((card["extra"] or {}).get("zhhant") or ""),
+            "slug": " ".join((card["extra"] or {}).get("ids") or ()),
         }
 
     def with_vocabulary(self, vocabulary: Mapping[str, Any] | None) -> GameModule:
@@ -313,6 +319,10 @@ class KeyForge(GameModule):
         zhhant = cell(row, "name_zhhant")
         if zhhant:
             extra["zhhant"] = zhhant
+        ids = sorted(set(cell(row, "slug").split()))
+        if ids:
+            extra["ids"] = ids  # keyteki's card ids: its decks name cards by them
+        houses.sort(key=fold)  # one order whatever order the sets came in
         if len("|".join(houses)) > 64:
             errors.append(bad("house", "派系太多：合计不能超过 64 个字符", "too many houses: 64 characters at most"))
         fields: dict[str, Any] = {
