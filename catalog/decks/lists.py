@@ -37,6 +37,7 @@ META_KEYS = {
     **{fold(w): "game" for w in ("game", "游戏", "遊戲")},
     **{fold(w): "format" for w in ("format", "赛制", "賽制")},
     **{fold(w): "职业" for w in ("职业", "職業", "profession")},
+    **{fold(w): "houses" for w in ("houses", "派系", "三派系")},
 }
 MAX_COUNT = 999
 # Bounds on one decklist (issue 16: every request does bounded work). A deck of any of our games
@@ -219,6 +220,7 @@ def parse_text(text: str, *, houses: bool = False) -> DeckList:
     problems: list[LineProblem] = []
     section = "main"
     house: str | None = None
+    unknown_headings: list[LineProblem] = []
     for number, original in enumerate(text.splitlines(), start=1):
         line = unicodedata.normalize("NFKC", original)
         if "#" in line:
@@ -229,11 +231,11 @@ def parse_text(text: str, *, houses: bool = False) -> DeckList:
         if line.endswith(":") and ":" not in line[:-1]:
             word = line[:-1].strip()
             found = _section_word(word)
-            if found is None and houses and word:
-                section, house = "main", word  # a heading per house (KeyForge)
-                continue
-            if found is None:
-                problems.append(
+            if found is None and word:
+                # a heading per house (KeyForge), when the deck is of a game with houses: known
+                # from the caller, a houses: line or a game: line (checked at the end)
+                section, house = "main", word
+                unknown_headings.append(
                     LineProblem(
                         number,
                         Message(
@@ -242,6 +244,8 @@ def parse_text(text: str, *, houses: bool = False) -> DeckList:
                         ),
                     )
                 )
+            elif found is None:
+                problems.append(LineProblem(number, Message("分区名为空", "the section name is empty")))
             else:
                 section, house = found, None
             continue
@@ -299,9 +303,20 @@ def parse_text(text: str, *, houses: bool = False) -> DeckList:
         )
         if len(deck.lines) > MAX_LINES:
             raise _too_long()
+    if unknown_headings and not (houses or "houses" in deck.metadata or _has_houses(deck.metadata.get("game"))):
+        problems = sorted([*problems, *unknown_headings], key=lambda p: p.line)
     if problems:
         raise DecklistError(problems)
     return deck
+
+
+def _has_houses(game: str | None) -> bool:
+    """Whether the game a ``game:`` line names heads its decks by house (KeyForge)."""
+    from catalog.games import get_game
+
+    module = get_game((game or "").strip()) if game else None
+    houses = getattr(module, "houses", None)
+    return houses is not None and bool(houses.canonical)
 
 
 def _icons(text: str) -> tuple[str, ...]:

@@ -6,7 +6,7 @@
 - ``decks``: the deck JSON shapes its players exchange (keyteki, Master Vault).
 """
 
-from catalog.games.keyforge import community, decks, rules
+from catalog.games.keyforge import community, decklists, decks, rules
 from catalog.games.keyforge.vocabulary import KeyForge
 
 KEYFORGE = KeyForge(
@@ -16,5 +16,6 @@ KEYFORGE = KeyForge(
     json_format=community.FORMAT,
     deck_json=decks.read_deck_json,
 )
+KEYFORGE.write_deck = decklists.write_deck  # a deck players own: its canonical text
 
 __all__ = ["KEYFORGE"]

@@ -1,0 +1,187 @@
+"""Players own decks (issue 30 §5): "my decks" from a file, pasted text or the catalogue of known
+decks; marked for trade; traded whole through the offer machinery (a deck is one unit, never
+loose copies; every change of owner in the deck ledger); an event registration with one of
+one's decks locks its identity. Runs on the sample catalogue (both databases)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from catalog import db as catalog_db
+from catalog.decks import owned as decks
+from catalog.events import registration as reg
+from catalog.ingest import import_catalogue
+from catalog.models import DeckLedger, DeckRecord, LedgerEntry, OwnedDeck, TradeDeckLine
+from catalog.trading import offers, settlement
+from tests.conftest import SAMPLE
+
+NOW = datetime(2026, 12, 3, 10, 0, tzinfo=UTC)
+DECK = """name: 山岳速攻
+houses: 布罗布纳, 冥界, 圣所
+布罗布纳:
+12 山岳拳王
+冥界:
+12 哀嚎门卫 [enhanced: draw]
+圣所:
+11 光辉圣骑
+1 锅盖哥布林 [maverick]
+"""
+OTHER = DECK.replace("山岳速攻", "另一副").replace("12 哀嚎门卫 [enhanced: draw]", "12 哀嚎门卫")
+
+
+@pytest.fixture
+def kit(engine: Engine, make_user):
+    with catalog_db.transaction(engine) as session:
+        import_catalogue(session=session, paths=[SAMPLE / "keyforge"])
+    with catalog_db.transaction(engine) as session:
+        users = {name: make_user(session, name).id for name in ("alice", "bob", "carol")}
+    return users
+
+
+def _tx(engine: Engine):
+    return catalog_db.transaction(engine, write=True)
+
+
+def _add(engine: Engine, user_id: int, text: str = DECK) -> int:
+    with _tx(engine) as session:
+        (owned,) = decks.add_decks(session=session, user_id=user_id, text=text, now=NOW)
+        assert owned.id is not None
+        return owned.id
+
+
+def test_add_a_pasted_deck_twice_is_one_deck_two_copies(engine: Engine, kit) -> None:
+    first = _add(engine, kit["alice"])
+    second = _add(engine, kit["bob"])
+    with Session(engine) as session:
+        assert session.scalar(select(func.count()).select_from(DeckRecord)) == 1
+        record = session.scalars(select(DeckRecord)).one()
+        assert record.houses == ["布罗布纳", "冥界", "圣所"]
+        assert "1 锅盖哥布林 [maverick]" in record.text and "[enhanced: draw]" in record.text
+        assert {o.id for o in session.scalars(select(OwnedDeck))} == {first, second}
+        assert [r.reason for r in session.scalars(select(DeckLedger))] == ["add", "add"]
+
+
+def test_an_illegal_deck_is_refused_and_nothing_written(engine: Engine, kit) -> None:
+    with pytest.raises(decks.DeckError) as error, _tx(engine) as session:
+        decks.add_decks(session=session, user_id=kit["alice"], text="12 山岳拳王", now=NOW)
+    assert "不合法" in error.value.message.zh
+    with Session(engine) as session:
+        assert session.scalar(select(func.count()).select_from(DeckRecord)) == 0
+
+
+def test_known_decks_are_picked_from_the_catalogue(engine: Engine, kit) -> None:
+    with _tx(engine) as session:
+        (record,) = decks.import_known_decks(session=session, text=DECK, now=NOW)
+        again = decks.import_known_decks(session=session, text=DECK, now=NOW)
+        assert [r.id for r in again] == [record.id]  # idempotent
+        deck_id = record.id
+    with _tx(engine) as session:
+        owned = decks.add_known_deck(session=session, user_id=kit["carol"], deck_id=deck_id, now=NOW)
+        assert owned.deck_id == deck_id
+    with pytest.raises(decks.DeckNotFound), _tx(engine) as session:
+        decks.add_known_deck(session=session, user_id=kit["carol"], deck_id=deck_id + 99, now=NOW)
+
+
+def test_a_deck_is_traded_whole_through_an_offer_and_ledgered(engine: Engine, kit) -> None:
+    mine, theirs = _add(engine, kit["alice"]), _add(engine, kit["bob"], OTHER)
+    with _tx(engine) as session, pytest.raises(decks.DeckUnavailable):  # not marked for trade yet
+        offers.propose(
+            session=session,
+            proposer_id=kit["alice"],
+            recipient_id=kit["bob"],
+            give=[],
+            get=[],
+            give_decks=[mine],
+            get_decks=[theirs],
+            now=NOW,
+        )
+    with _tx(engine) as session:
+        decks.set_for_trade(session=session, user_id=kit["alice"], owned_id=mine, for_trade=True)
+        decks.set_for_trade(session=session, user_id=kit["bob"], owned_id=theirs, for_trade=True)
+    with _tx(engine) as session:
+        trade = offers.propose(
+            session=session,
+            proposer_id=kit["alice"],
+            recipient_id=kit["bob"],
+            give=[],
+            get=[],
+            give_decks=[mine],
+            get_decks=[theirs],
+            now=NOW,
+        )
+        trade_id = trade.id
+        assert trade_id is not None
+    with _tx(engine) as session, pytest.raises(decks.DeckUnavailable):  # held: no second offer may hold it
+        offers.propose(
+            session=session,
+            proposer_id=kit["alice"],
+            recipient_id=kit["carol"],
+            give=[],
+            get=[],
+            give_decks=[mine],
+            now=NOW,
+        )
+    with _tx(engine) as session:
+        settlement.accept(
+            session=session, trade_id=trade_id, user_id=kit["bob"], version=1, now=NOW + timedelta(minutes=1)
+        )
+    with Session(engine) as session:
+        assert session.get(OwnedDeck, mine).user_id == kit["bob"]
+        assert session.get(OwnedDeck, theirs).user_id == kit["alice"]
+        assert not session.get(OwnedDeck, mine).for_trade
+        moves = session.scalars(select(DeckLedger).where(DeckLedger.reason == "trade")).all()
+        assert {(m.owned_deck_id, m.from_user_id, m.to_user_id, m.ref) for m in moves} == {
+            (mine, kit["alice"], kit["bob"], str(trade_id)),
+            (theirs, kit["bob"], kit["alice"], str(trade_id)),
+        }
+        # a deck is one unit: no loose card moved through the card ledger
+        assert session.scalar(select(func.count()).select_from(LedgerEntry)) == 0
+        assert session.scalar(select(func.count()).select_from(TradeDeckLine)) == 2
+
+
+def test_an_event_registration_locks_the_decks_identity(engine: Engine, kit) -> None:
+    mine = _add(engine, kit["alice"])
+    with _tx(engine) as session:
+        decks.set_for_trade(session=session, user_id=kit["alice"], owned_id=mine, for_trade=True)
+    with _tx(engine) as session:
+        event = reg.create_event(
+            session=session,
+            name="熔钥月赛",
+            game="keyforge",
+            format_code="archon",
+            date=NOW.date() + timedelta(days=3),
+            now=NOW,
+            store="卡牌竞技场",
+            city="上海",
+        )
+        registration = reg.register_player(
+            session=session, event=event, player_name="alice", user_id=kit["alice"], owned_deck_id=mine, now=NOW
+        )
+        assert registration.legal is True and registration.owned_deck_id == mine
+        assert "山岳拳王" in registration.deck_text
+        event_id, registration_id = event.id, registration.id
+    with Session(engine) as session:
+        assert not session.get(OwnedDeck, mine).for_trade  # registering took it off the trade list
+    with _tx(engine) as session, pytest.raises(decks.DeckUnavailable):
+        decks.set_for_trade(session=session, user_id=kit["alice"], owned_id=mine, for_trade=True)
+    with _tx(engine) as session:
+        from catalog.events.registration import DeckLocked
+
+        event = session.get(reg.Event, event_id)
+        registration = session.get(reg.Registration, registration_id)
+        with pytest.raises(DeckLocked):
+            reg.set_deck(session=session, event=event, registration=registration, text=OTHER, now=NOW)
+
+
+def test_keyteki_file_adds_every_deck(engine: Engine, kit) -> None:
+    data = [
+        {"name": "一", "uuid": "u-1", "houses": ["brobnar", "dis", "sanctum"], "cards": []},
+    ]
+    with pytest.raises(decks.DeckError), _tx(engine) as session:  # 0 cards: not legal
+        decks.add_decks(session=session, user_id=kit["alice"], text=json.dumps(data), now=NOW)
