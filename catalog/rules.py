@@ -45,6 +45,8 @@ class PoolCard:
     set_codes: frozenset[str] = frozenset()  # the sets it has a printing in
     text: str = ""  # rules text (a 永恒之轮 basic 法力石 is a stone without any)
     name_en: str = ""  # the English name, when the catalogue has one (KeyForge)
+    attack: int | None = None  # for a deck's figures (KeyForge power)
+    defense: int | None = None  # (KeyForge armor)
 
     @functools.cached_property
     def _keyword_kinds(self) -> dict[str, Mapping[str, Any]]:

@@ -107,6 +107,7 @@ _POOL_COLUMNS = (
     *("name_en", "pinyin", "initials"),
 )
 _POOL_JSON = ("cost", "traits", "keywords", "extra")  # row[13] … row[16]
+_POOL_NUMBERS = ("attack", "defense")  # row[17], row[18]: a deck's figures (KeyForge power, armor)
 
 
 class _JsonTexts(dict[str, Any]):
@@ -147,6 +148,7 @@ def _read_pool(session: Session, slug: str, game: Game) -> CardPool:
     cards_query = core_select(
         *(col(getattr(Card, name)) for name in _POOL_COLUMNS),
         *(cast(getattr(Card, name), Text) for name in _POOL_JSON),  # text: see _JsonTexts
+        *(col(getattr(Card, name)) for name in _POOL_NUMBERS),
     ).where(col(Card.game_id) == game.id)
     decoded = _JsonTexts()
     for row in session.execute(cards_query):
@@ -159,7 +161,11 @@ def _read_pool(session: Session, slug: str, game: Game) -> CardPool:
 def pool_card(card: Card, set_codes: Iterable[str]) -> PoolCard:
     """What the rules know of one card: a snapshot detached from the session, with the codes of
     the sets it is printed in."""
-    row = (*(getattr(card, name) for name in _POOL_COLUMNS), *(getattr(card, name) for name in _POOL_JSON))
+    row = (
+        *(getattr(card, name) for name in _POOL_COLUMNS),
+        *(getattr(card, name) for name in _POOL_JSON),
+        *(getattr(card, name) for name in _POOL_NUMBERS),
+    )
     return _pool_card_of(row, set_codes, lambda value: value)
 
 
@@ -189,6 +195,8 @@ def _pool_card_of(row: Sequence[Any], set_codes: Iterable[str], decode: Callable
         set_codes=frozenset(set_codes),
         text=text,
         name_en=name_en,
+        attack=row[17] if len(row) > 17 else None,
+        defense=row[18] if len(row) > 18 else None,
     )
 
 
