@@ -185,3 +185,57 @@ def test_keyteki_file_adds_every_deck(engine: Engine, kit) -> None:
     ]
     with pytest.raises(decks.DeckError), _tx(engine) as session:  # 0 cards: not legal
         decks.add_decks(session=session, user_id=kit["alice"], text=json.dumps(data), now=NOW)
+
+
+def test_whole_decks_through_the_api_and_bad_ids(app, client, engine: Engine, kit) -> None:
+    from catalog.accounts import issue_token
+    from catalog.models import User
+
+    def headers(name: str) -> dict[str, str]:
+        with Session(engine) as session, session.begin():
+            user = session.get(User, kit[name])
+            _row, token = issue_token(session=session, user=user, name="t", now=NOW)
+        return {"Authorization": f"Bearer {token}"}
+
+    mine = _add(engine, kit["alice"])
+    with _tx(engine) as session:
+        decks.set_for_trade(session=session, user_id=kit["alice"], owned_id=mine, for_trade=True)
+    alice, bob = headers("alice"), headers("bob")
+    bad = client.post("/api/v1/trades", json={"to": "bob", "give_decks": ["x"]}, headers=alice)
+    assert bad.status_code == 400 and bad.get_json()["error"]["message_en"]
+    theirs = client.post("/api/v1/trades", json={"to": "alice", "get_decks": [mine + 100]}, headers=bob)
+    assert theirs.status_code == 409
+    made = client.post("/api/v1/trades", json={"to": "bob", "give_decks": [mine]}, headers=alice)
+    assert made.status_code == 201, made.get_json()
+    body = made.get_json()
+    assert body["proposer_side"]["gives_decks"] == [{"owned_deck": mine, "name": "山岳速攻"}]
+    done = client.post(f"/api/v1/trades/{body['id']}/accept", json={"version": 1}, headers=bob)
+    assert done.status_code == 200, done.get_json()
+    with Session(engine) as session:
+        assert session.get(OwnedDeck, mine).user_id == kit["bob"]
+
+
+def test_cli_known_decks_and_register_with_an_owned_deck(runner, engine: Engine, kit, tmp_path) -> None:
+    path = tmp_path / "deck.txt"
+    path.write_text(DECK, encoding="utf-8")
+    result = runner.invoke(args=["deck", "known", str(path)])
+    assert result.exit_code == 0 and "已知卡组：1 副" in result.output
+    mine = _add(engine, kit["alice"])
+    created = runner.invoke(
+        args=[
+            "event",
+            "create",
+            "--name",
+            "熔钥月赛",
+            "--game",
+            "keyforge",
+            "--format",
+            "archon",
+            "--date",
+            "2026-12-20",
+        ]
+    )
+    assert created.exit_code == 0, created.output
+    event_id = created.output.strip().split()[-1].lstrip("#")
+    result = runner.invoke(args=["event", "register", event_id, "alice", "--user", "alice", "--owned-deck", str(mine)])
+    assert result.exit_code == 0 and "合法" in result.output, result.output

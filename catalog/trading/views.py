@@ -97,12 +97,15 @@ class TradeView:
         mine = giver_id == t.proposer_id
         sent = t.proposer_sent_at if mine else t.recipient_sent_at
         received = t.proposer_received_at if mine else t.recipient_received_at
-        return {
+        side = {
             "user": self.party_name(giver_id),
             "gives": [line.to_json() for line in self.lines.get(giver_id, [])],
             "sent_at": sent.isoformat() if sent else None,
             "received_at": received.isoformat() if received else None,
         }
+        if self.decks.get(giver_id):  # whole decks (issue 30): an optional key, absent otherwise
+            side["gives_decks"] = [{"owned_deck": i, "name": n} for i, n in self.decks[giver_id]]
+        return side
 
     def to_json(self, *, events: bool = True) -> dict[str, Any]:
         t = self.trade

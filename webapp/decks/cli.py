@@ -174,3 +174,28 @@ def deck_proxies(file: str, game: str | None, out: Path, no_basics: bool) -> Non
             raise click.exceptions.Exit(_fail(error.message.zh)) from error
     _write(out, data)
     click.echo(f"已写入 {out}：{copies} 张代理卡，{-(-copies // proxies.PER_PAGE)} 页 A4")
+
+
+@deck.command("known")
+@click.argument("file")
+@with_appcontext
+def deck_known(file: str) -> None:
+    """把文件中的卡组收入已知卡组目录（玩家可以从中挑选自己拥有的卡组）；重复导入不会重复收录。"""
+    from catalog.decks.owned import import_known_decks
+    from webapp.helpers import utcnow
+
+    text = _read(file)
+    engine = get_engine()
+    try:
+        with catalog_db.transaction(engine, write=True) as session:
+            records = import_known_decks(session=session, text=text, now=utcnow())
+            names = [record.name for record in records]
+    except DecklistError as error:
+        for problem in error.problems:
+            click.echo(f"{file}:{problem.line}: {problem.message.zh}" if problem.line else problem.message.zh, err=True)
+        sys.exit(2)
+    except LunzangError as error:
+        sys.exit(_fail(error.message.zh))
+    click.echo(f"已知卡组：{len(names)} 副")
+    for name in names:
+        click.echo(f"  {name}")
