@@ -185,3 +185,21 @@ def test_messages_use_the_files_words() -> None:
         ["defense", "faction"], {"defense": 0, "faction": "a"}, {"defense": 1, "faction": "b"}, get_game("keyforge")
     )
     assert message.startswith("armor「0」≠「1」；house「a」≠「b」")
+
+
+@needs_sets
+def test_card_page_shows_every_house_and_the_older_wording(client) -> None:
+    from urllib.parse import quote
+
+    from webapp.db import get_engine
+
+    engine = get_engine(client.application)
+    catalog_db.upgrade(engine)
+    _import(engine, FILES)
+    with Session(engine) as session:
+        oxtet = session.scalars(select(Card).where(Card.name_en == "Lesser Oxtet")).one().name
+        vault = session.scalars(select(Card).where(Card.name_en == "Dark Æmber Vault")).one()
+    page = client.get(f"/cards/keyforge/{quote(oxtet)}").get_data(as_text=True)
+    assert "此版措辞不同" in page and "Reap: Keys cost +3A" in page
+    page = client.get(f"/cards/keyforge/{quote(vault.name)}").get_data(as_text=True)
+    assert "、".join(vault.faction.split("|")) in page
