@@ -101,3 +101,30 @@ def test_mark_for_trade_and_offer_a_whole_deck(kf_client: Any, login: Any) -> No
     assert {deck for _giver, deck in lines} == {alice_deck.id, bob_deck.id}
     trade_page = kf_client.get(response.headers["Location"]).get_data(as_text=True)
     assert "整副卡组" in trade_page and "山岳速攻" in trade_page
+
+
+def test_register_for_a_keyforge_event_with_an_owned_deck(kf_client: Any, login: Any) -> None:
+    from datetime import timedelta
+
+    from catalog.events import registration as reg
+    from catalog.models import Registration
+
+    user = login(kf_client, "alice")
+    kf_client.post("/decks/owned", data={"text": DECK})
+    (owned,) = _owned(kf_client, "alice")
+    with catalog_db.transaction(engine_of(kf_client)) as session:
+        event = reg.create_event(
+            session=session, name="熔钥月赛", game="keyforge", format_code="archon",
+            date=NOW.date() + timedelta(days=3), now=NOW, store="卡牌竞技场", city="上海",
+        )  # fmt: skip
+        event_id = event.id
+    page = kf_client.get(f"/events/{event_id}").get_data(as_text=True)
+    assert "用我拥有的卡组" in page and "山岳速攻" in page
+    response = kf_client.post(f"/events/{event_id}/register", data={"owned_deck": str(owned.id)})
+    assert response.status_code == 303
+    with Session(engine_of(kf_client)) as session:
+        entry = session.scalars(select(Registration).where(Registration.user_id == user.id)).one()
+        assert entry.owned_deck_id == owned.id and entry.legal is True
+    assert "卡组身份已锁定" in kf_client.get(f"/events/{event_id}").get_data(as_text=True)
+    # locked: it cannot be put up for trade while the event is not over
+    assert kf_client.post(f"/decks/owned/{owned.id}/trade", data={"for_trade": "1"}).status_code == 409
