@@ -107,6 +107,12 @@ def test_spreadsheet_error_refused_as_name_and_zhhant_kept(all_sets) -> None:
         assert session.scalars(select(Card).where(Card.name == "#N/A")).first() is None
         anger = session.scalars(select(Card).where(Card.name_en == "Anger")).one()
         assert anger.extra["zhhant"] == "怒火中燒"
+    from catalog.search import search
+
+    with Session(engine) as session:
+        # the official Traditional name differs from the Simplified one: search finds it too
+        found = search(session=session, text="古戰場", game="keyforge")
+        assert "远古战场" in [hit.card.name for hit in found.hits]
 
 
 @needs_sets
