@@ -195,3 +195,17 @@ def test_unknown_marker_is_a_clear_error(tmp_path: Path) -> None:
     (deck,) = parse_decklists("Sanctum:\n1 Anger [maverick] [enhanced: draw, 捕获]", houses=True)
     line = deck.lines[0]
     assert (line.house, line.maverick, line.enhancements, line.name) == ("Sanctum", True, ("draw", "capture"), "Anger")
+
+
+@pytest.mark.skipif(not HAVE, reason=REASON)
+def test_cli_deck_check_gives_one_verdict_per_deck(runner, engine: Engine) -> None:
+    catalog_db.upgrade(engine)
+    with catalog_db.transaction(engine) as session:
+        import_catalogue(session=session, paths=FILES)
+    result = runner.invoke(args=["deck", "check", str(DECKS), "--game", "keyforge", "--json"])
+    assert result.exit_code == 0, result.output
+    verdicts = json.loads(result.output)
+    assert [v["deck"] for v in verdicts] == [d["name"] for d in _decks()]
+    assert all(v["legal"] and v["counts"]["main"] == 36 for v in verdicts)
+    one = runner.invoke(args=["deck", "check", "-", "--game", "keyforge", "--json"], input=json.dumps(_decks()[3]))
+    assert one.exit_code == 0 and json.loads(one.output)["legal"] is True  # one deck: one verdict, as before
