@@ -52,6 +52,16 @@ class OwnedView:
     held: bool  # in an open trade offer
 
 
+def owned_game(game: str | None = None) -> str:
+    """The game asked for, else the one whose decks players own (the registry's, no slug here)."""
+    if game:
+        return game
+    found = [slug for slug, module in GAMES.items() if module.write_deck is not None]
+    if not found:
+        raise DeckError(Message("没有可拥有卡组的游戏", "no game has decks to own"))
+    return found[0]
+
+
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -113,15 +123,15 @@ def _record(session: Session, check: DeckCheck, now: datetime, *, known: bool) -
     return found
 
 
-def read_decks(*, session: Session, text: str, game: str = "keyforge") -> list[DeckCheck]:
+def read_decks(*, session: Session, text: str, game: str | None = None) -> list[DeckCheck]:
     """Every deck of a file or pasted text, judged (a list: keyteki's file holds several)."""
-    checks = check_decklists(session=session, text=text, game=game)
+    checks = check_decklists(session=session, text=text, game=owned_game(game))
     if len(checks) > MAX_DECKS_PER_FILE:
         raise DeckError(Message(f"一次最多 {MAX_DECKS_PER_FILE} 副卡组", f"at most {MAX_DECKS_PER_FILE} decks at once"))
     return checks
 
 
-def import_known_decks(*, session: Session, text: str, now: datetime, game: str = "keyforge") -> list[DeckRecord]:
+def import_known_decks(*, session: Session, text: str, now: datetime, game: str | None = None) -> list[DeckRecord]:
     """Add decks to the catalogue of known decks (players pick theirs from it); idempotent."""
     return [_record(session, check, now, known=True) for check in read_decks(session=session, text=text, game=game)]
 
@@ -136,7 +146,7 @@ def _own(session: Session, user_id: int, record: DeckRecord, now: datetime) -> O
     return owned
 
 
-def add_decks(*, session: Session, user_id: int, text: str, now: datetime, game: str = "keyforge") -> list[OwnedDeck]:
+def add_decks(*, session: Session, user_id: int, text: str, now: datetime, game: str | None = None) -> list[OwnedDeck]:
     """Add the decks of a file or pasted text to a user's decks (each a copy they own)."""
     records = [_record(session, check, now, known=False) for check in read_decks(session=session, text=text, game=game)]
     return [_own(session, user_id, record, now) for record in records]
@@ -150,8 +160,8 @@ def add_known_deck(*, session: Session, user_id: int, deck_id: int, now: datetim
     return _own(session, user_id, record, now)
 
 
-def known_decks(*, session: Session, game: str = "keyforge") -> list[DeckRecord]:
-    game_row = session.scalars(select(Game).where(col(Game.slug) == game)).first()
+def known_decks(*, session: Session, game: str | None = None) -> list[DeckRecord]:
+    game_row = session.scalars(select(Game).where(col(Game.slug) == owned_game(game))).first()
     if game_row is None:
         return []
     query = select(DeckRecord).where(col(DeckRecord.game_id) == game_row.id, col(DeckRecord.known).is_(True))

@@ -327,8 +327,10 @@ class GameModule:
     icon_words: ClassVar[Mapping[str, str]] = {}
     # a card's id in the game's own deck files, from its English name (KeyForge: keyteki's slug)
     card_slug: Callable[[str], str] | None = None
-    # decks are objects players own (KeyForge): a resolved deck → its canonical decklist text
+    # decks are objects players own (KeyForge): a resolved deck → its canonical decklist text,
+    # and → the figures its page shows
     write_deck: Callable[[Any], str] | None = None
+    deck_figures: Callable[[Any], Any] | None = None
     # whether a reprint may change the card's words (an erratum: the newest set wins, see
     # errata_key); otherwise a reprint whose rules fields differ is refused (DESIGN §3)
     errata: bool = False

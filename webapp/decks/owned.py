@@ -87,18 +87,22 @@ def owned_trade(owned_id: int) -> Any:
 
 
 def _figures(record: DeckRecord) -> Any:
-    """The deck resolved and its figures (the game's own, when it has them)."""
-    from catalog.games.keyforge.figures import deck_figures
-
-    (check,) = check_decklists(session=get_session(), text=record.text, game=_slug(record))
-    return check, deck_figures(check.deck)
+    """The deck resolved and its figures (the game's own: every game with owned decks has them)."""
+    slug = _slug(record)
+    (check,) = check_decklists(session=get_session(), text=record.text, game=slug)
+    figures = GAMES[slug].deck_figures
+    if figures is None:
+        abort(404)
+    return check, figures(check.deck)
 
 
 def _slug(record: DeckRecord) -> str:
     from catalog.models import Game
 
     game = get_session().get(Game, record.game_id)
-    return game.slug if game is not None else "keyforge"
+    if game is None or game.slug not in GAMES:
+        abort(404)
+    return game.slug
 
 
 def _deck_page(

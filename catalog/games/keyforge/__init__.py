@@ -6,7 +6,7 @@
 - ``decks``: the deck JSON shapes its players exchange (keyteki, Master Vault).
 """
 
-from catalog.games.keyforge import community, decklists, decks, rules
+from catalog.games.keyforge import community, decklists, decks, figures, rules
 from catalog.games.keyforge.vocabulary import KeyForge
 
 KEYFORGE = KeyForge(
@@ -17,5 +17,6 @@ KEYFORGE = KeyForge(
     deck_json=decks.read_deck_json,
 )
 KEYFORGE.write_deck = decklists.write_deck  # a deck players own: its canonical text
+KEYFORGE.deck_figures = figures.deck_figures  # and the figures its page shows
 
 __all__ = ["KEYFORGE"]
