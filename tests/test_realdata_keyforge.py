@@ -131,13 +131,48 @@ def test_multi_house_card_is_one_card_in_every_house(all_sets) -> None:
 
 @needs_sets
 @pytest.mark.parametrize("order", [SETS, tuple(reversed(SETS))])
-def test_sets_one_at_a_time_in_any_order(engine: Engine, order: tuple[str, ...]) -> None:
+def test_sets_one_at_a_time_in_any_order(engine: Engine, all_sets, order: tuple[str, ...]) -> None:
     for code in order:
         _import(engine, [REALDATA / f"keyforge-{code}.json"])
     with Session(engine) as session:
         assert session.scalar(select(func.count()).select_from(Printing)) == 4574
         oxtet = session.scalars(select(Card).where(Card.name_en == "Lesser Oxtet")).one()
         assert "After Reap:" in oxtet.text
+    # the same catalogue as one run gives: every card's rules, houses, ids and Traditional name
+    # (only a card whose Chinese name changed between sets keeps the one met first)
+    one_run, here = _cards(all_sets[0]), _cards(engine)
+    assert one_run.keys() == here.keys()
+    assert {k for k in one_run if one_run[k][1:] != here[k][1:]} == set()
+    assert {k for k in one_run if one_run[k][0] != here[k][0]} <= _renamed_between_sets()
+
+
+def _renamed_between_sets() -> set[str]:
+    names: dict[str, set[str]] = {}
+    for path in FILES:
+        for card in json.loads(path.read_text(encoding="utf-8"))["cards"]:
+            english = " ".join(card["name"].split())
+            chinese = " ".join(((card.get("locale") or {}).get("zhhans") or {}).get("name", "").split())
+            if chinese and chinese != english:
+                names.setdefault(english, set()).add(chinese)
+    return {english for english, found in names.items() if len(found) > 1}
+
+
+def _cards(engine: Engine) -> dict[str, tuple]:
+    with Session(engine) as session:
+        return {
+            c.name_en: (
+                c.name,
+                c.text,
+                c.faction,
+                tuple(c.traits),
+                repr(c.keywords),
+                c.attack,
+                c.defense,
+                repr(sorted(c.extra.items())),
+                c.type,
+            )
+            for c in session.scalars(select(Card))
+        }
 
 
 def test_new_words_and_malformed_values(engine: Engine, tmp_path: Path) -> None:

@@ -83,8 +83,8 @@ def _import(*, session: Session, paths: Iterable[Path], progress: Progress | Non
 
 def _known_names(session: Session) -> dict[str, dict[str, Any]]:
     """Each game that reads a JSON format with cards unified across files: its stored cards by
-    English name → (name, faction, ids in ``extra``), so a later set names a card the way the
-    catalogue already does and adds to its houses and ids."""
+    English name → (name, faction, ids and Traditional name in ``extra``), so a later set names a
+    card the way the catalogue already does and adds to its houses and ids."""
     found: dict[str, dict[str, Any]] = {}
     for game in session.scalars(select(Game)):
         module = GAMES.get(game.slug)
@@ -94,7 +94,12 @@ def _known_names(session: Session) -> dict[str, dict[str, Any]]:
             select(Card.name_en, Card.name, Card.faction, Card.extra).where(Card.game_id == game.id, Card.name_en != "")
         )
         found[game.slug] = {
-            name_en: (name, faction or "", tuple((extra or {}).get("ids") or ()))
+            name_en: (
+                name,
+                faction or "",
+                tuple((extra or {}).get("ids") or ()),
+                str((extra or {}).get("zhhant") or ""),
+            )
             for name_en, name, faction, extra in rows
         }
     return found

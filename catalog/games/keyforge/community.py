@@ -135,7 +135,7 @@ def unify_names(rows: list[dict[str, str]], known: Mapping[str, Any]) -> None:
     name, else the newest Chinese name in ``rows``, ordered newest set first, else English), the
     newest Traditional name, every house any printing has (a reprint may change house: the deck
     of a set plays the card for that set's) and every keyteki id. ``known``: the database's
-    cards by English name → (name, houses, ids)."""
+    cards by English name → (name, houses, ids, Traditional name)."""
     chinese: dict[str, str] = {}
     traditional: dict[str, str] = {}
     houses: dict[str, list[str]] = {}
@@ -154,11 +154,11 @@ def unify_names(rows: list[dict[str, str]], known: Mapping[str, Any]) -> None:
         english = row.get("name_en", "")
         if not english:
             continue
-        stored_name, stored_houses, stored_ids = known.get(english) or ("", "", ())
+        stored_name, stored_houses, stored_ids, stored_zhhant = (*(known.get(english) or ("", "", ())), "")[:4]
         row["name"] = (
             stored_name if stored_name and stored_name != english else chinese.get(english, stored_name or english)
         )
-        row["name_zhhant"] = traditional.get(english, "")
+        row["name_zhhant"] = traditional.get(english) or stored_zhhant
         row["house"] = "|".join(_add(list(houses[english]), stored_houses.split("|")))
         row["slug"] = " ".join(_add(list(slugs[english]), stored_ids))
 
