@@ -128,3 +128,19 @@ def test_register_for_a_keyforge_event_with_an_owned_deck(kf_client: Any, login:
     assert "卡组身份已锁定" in kf_client.get(f"/events/{event_id}").get_data(as_text=True)
     # locked: it cannot be put up for trade while the event is not over
     assert kf_client.post(f"/decks/owned/{owned.id}/trade", data={"for_trade": "1"}).status_code == 409
+
+
+def test_a_web_counter_keeps_the_whole_decks(kf_client: Any, login: Any) -> None:
+    login(kf_client, "alice")
+    kf_client.post("/decks/owned", data={"text": DECK})
+    (alice_deck,) = _owned(kf_client, "alice")
+    kf_client.post(f"/decks/owned/{alice_deck.id}/trade", data={"for_trade": "1"})
+    login(kf_client, "bob")
+    response = kf_client.post(f"/decks/owned/{alice_deck.id}/offer", data={"message": "想要"})
+    trade_url = response.headers["Location"]
+    login(kf_client, "alice")
+    response = kf_client.post(trade_url + "/counter", data={"version": "1", "message": "好"})
+    assert response.status_code == 302, response.get_data(as_text=True)[:500]
+    with Session(engine_of(kf_client)) as session:
+        versions = {(line.version, line.owned_deck_id) for line in session.scalars(select(TradeDeckLine))}
+    assert versions == {(1, alice_deck.id), (2, alice_deck.id)}
