@@ -239,3 +239,45 @@ def test_cli_known_decks_and_register_with_an_owned_deck(runner, engine: Engine,
     event_id = created.output.strip().split()[-1].lstrip("#")
     result = runner.invoke(args=["event", "register", event_id, "alice", "--user", "alice", "--owned-deck", str(mine)])
     assert result.exit_code == 0 and "合法" in result.output, result.output
+
+
+def test_two_offers_for_one_deck_at_once_one_wins_and_one_deck_moves_once(engine: Engine, kit) -> None:
+    """Races on the real database (threads): two offers holding the same deck at once, then two
+    accepts of two offers: the deck is held by one offer and changes owner once."""
+    from tests.test_trading_races import race, won
+
+    mine = _add(engine, kit["alice"])
+    with _tx(engine) as session:
+        decks.set_for_trade(session=session, user_id=kit["alice"], owned_id=mine, for_trade=True)
+
+    def offer_to(name: str):
+        return lambda session: offers.propose(
+            session=session, proposer_id=kit["alice"], recipient_id=kit[name], give=[], get=[],
+            give_decks=[mine], now=NOW,
+        ).id  # fmt: skip
+
+    results = race(engine, offer_to("bob"), offer_to("carol"))
+    assert sorted(won(results)) == [False, True]
+    (trade_id,) = [r for r in results if isinstance(r, int)]
+    winner = "bob" if _trade_recipient(engine, trade_id) == kit["bob"] else "carol"
+    results = race(
+        engine,
+        *(
+            lambda session: settlement.accept(
+                session=session, trade_id=trade_id, user_id=kit[winner], version=1, now=NOW + timedelta(minutes=1)
+            )
+            for _ in range(2)
+        ),
+    )
+    assert all(won(results))  # the second accept is a retry: answered, nothing moved again
+    with Session(engine) as session:
+        assert session.get(OwnedDeck, mine).user_id == kit[winner]
+        moves = session.scalars(select(DeckLedger).where(DeckLedger.reason == "trade")).all()
+        assert len(moves) == 1
+
+
+def _trade_recipient(engine: Engine, trade_id: int) -> int:
+    from catalog.models import Trade
+
+    with Session(engine) as session:
+        return session.get(Trade, trade_id).recipient_id
