@@ -37,7 +37,7 @@ META_KEYS = {
     **{fold(w): "game" for w in ("game", "游戏", "遊戲")},
     **{fold(w): "format" for w in ("format", "赛制", "賽制")},
     **{fold(w): "职业" for w in ("职业", "職業", "profession")},
-    **{fold(w): "houses" for w in ("houses", "派系", "三派系")},
+    **{fold(w): "houses" for w in ("houses", "三派系")},
 }
 MAX_COUNT = 999
 # Bounds on one decklist (issue 16: every request does bounded work). A deck of any of our games
