@@ -45,6 +45,8 @@ class PoolCard:
     set_codes: frozenset[str] = frozenset()  # the sets it has a printing in
     text: str = ""  # rules text (a 永恒之轮 basic 法力石 is a stone without any)
     name_en: str = ""  # the English name, when the catalogue has one (KeyForge)
+    attack: int | None = None  # for a deck's figures (KeyForge power)
+    defense: int | None = None  # (KeyForge armor)
 
     @functools.cached_property
     def _keyword_kinds(self) -> dict[str, Mapping[str, Any]]:
@@ -71,6 +73,13 @@ class DeckEntry:
     lines: tuple[int, ...] = ()  # decklist line numbers (for pointing at them)
     set_code: str | None = None  # the printing picked with (SET), if any
     number: str | None = None
+    # KeyForge (issue 30): the house the copies play for (a maverick's, or the heading they were
+    # listed under), whether they are mavericks / legacy / anomalies, their bonus icons
+    house: str | None = None
+    maverick: bool = False
+    legacy: bool = False
+    anomaly: bool = False
+    enhancements: tuple[str, ...] = ()
 
 
 @dataclass

@@ -30,7 +30,8 @@ from catalog.models import load_all
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "import"
-REALDATA = ROOT.parent / "shared" / "realdata"
+# third-party data beside the repository (CI); LUNZANG_REALDATA points elsewhere (a worktree)
+REALDATA = Path(os.environ.get("LUNZANG_REALDATA") or ROOT.parent / "shared" / "realdata")
 POSTGRES_URL = os.environ.get("DATABASE_URL", "")
 ON_POSTGRES = POSTGRES_URL.startswith("postgresql")
 

@@ -72,6 +72,9 @@ def _lines(rows: list[dict[str, Any]], keys: dict[str, dict[int, Any]]) -> list[
             column: (keys[column].get(value) if column in keys and value is not None else value)
             for column, value in row.items()
             if column not in DROPPED
+            # a printing's own words (KeyForge errata, issue 30): empty for the games the pinned
+            # digests were computed on, left out so those digests still hold
+            and not (column == "printed_text" and value == "")
         }
         out.append(json.dumps(named, ensure_ascii=False, sort_keys=True, default=str))
     return sorted(out)

@@ -36,7 +36,7 @@ def test_cota_imports_with_chinese_names(engine: Engine) -> None:
         anger = session.scalars(select(Card).where(Card.name == "怒火中烧")).one()
         assert anger.name_en == "Anger"
         assert anger.type == "行动" and anger.faction == "布罗布纳"
-        assert anger.extra == {"amber": 1}
+        assert anger.extra == {"amber": 1, "zhhant": "怒火中燒", "ids": ["anger"]}
         assert anger.pinyin == "nuhuozhongshao"
         cota = session.scalars(select(CardSet).where(CardSet.code == "CotA")).one()
         assert cota.release == "2018-11"
@@ -61,16 +61,17 @@ def test_cota_reimport_is_a_no_op(engine: Engine) -> None:
 @needs_cota
 def test_broken_community_json_is_refused(engine: Engine, tmp_path: Path) -> None:
     data = json.loads(COTA.read_text(encoding="utf-8"))
-    data["cards"][4]["rarity"] = "Mythic"
-    data["cards"][7]["house"] = "atlantis"
+    # the vocabularies are open (issue 30): a new word is accepted, a value that is no word is not
+    data["cards"][4]["rarity"] = "Myth<ic>"
+    data["cards"][7]["house"] = "atlantis!!"
     path = tmp_path / "broken.json"
     path.write_text(json.dumps(data, ensure_ascii=False, indent=4), encoding="utf-8")
     with pytest.raises(ImportFailed) as error:
         _import(engine, path)
     messages = [str(p) for p in error.value.problems]
     assert len(messages) == 2
-    assert "rarity: 未知的稀有度「Mythic」" in messages[0]
-    assert "house: 未知的派系「atlantis」" in messages[1]
+    assert "rarity: 未知的稀有度「Myth<ic>」" in messages[0]
+    assert "house: 无法识别的派系「atlantis!!」" in messages[1]
     assert table_counts(engine)["card"] == 0
 
 

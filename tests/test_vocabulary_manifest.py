@@ -142,10 +142,19 @@ def test_declared_houses_extend_the_open_list(engine: Engine, tmp_path: Path) ->
     assert names(engine, "f:logos") == ["逻格斯学者"]  # the built-in houses stay
 
 
-def test_a_house_outside_the_declared_list_is_still_refused(engine: Engine, tmp_path: Path) -> None:
-    rows = KEYFORGE_ROWS + "K1,K1-004,错字,Common,生物,蛮组,0,1,0,,,\n"
+def test_a_house_outside_the_declared_list_is_a_new_word_a_malformed_one_is_refused(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """KeyForge's houses are open (issue 30: every set brings new ones): a word outside the list
+    is accepted, reported and searchable; a value that is no word is still refused."""
+    rows = KEYFORGE_ROWS + "K1,K1-004,错字,Common,生物,蛮组!,0,1,0,,,\n"
     found = problems(engine, folder(tmp_path, "kf", KEYFORGE, rows))
-    assert any("cards.csv:5: house" in p and "蛮组" in p for p in found), found
+    assert any("cards.csv:5: house" in p and "蛮组!" in p for p in found), found
+    rows = KEYFORGE_ROWS + "K1,K1-004,新派系卡,Common,生物,蛮组,0,1,0,,,\n"
+    with catalog_db.transaction(engine) as session:
+        report = import_catalogue(session=session, paths=[folder(tmp_path, "kf2", KEYFORGE, rows)])
+    assert report.new_words == {("keyforge", "house", "蛮组"): 1}
+    assert names(engine, "f:蛮组") == ["新派系卡"]
 
 
 @pytest.mark.parametrize(

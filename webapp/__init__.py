@@ -161,6 +161,8 @@ def term(game: Any, kind: str, word: str | None) -> str:
 
     module = GAMES.get(game if isinstance(game, str) else getattr(game, "slug", ""))
     vocabulary = getattr(module, kind, None)  # ``houses``: KeyForge's only (as search reads it)
+    if kind == "houses" and word and "|" in word:  # a multi-house card: every house
+        return "、".join(term(game, kind, house) for house in word.split("|"))
     if not word or ui_locale() != "en" or vocabulary is None:
         return word or ""
     return str(vocabulary.english_name(word))

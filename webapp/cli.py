@@ -92,6 +92,15 @@ def _print_report(report: ImportReport, *, dry_run: bool, seconds: float) -> Non
         click.echo(f"  {label}：新增 {tally.added}，更新 {tally.updated}，未变 {tally.unchanged}")
     if report.cards_removed:
         click.echo(f"  移除了 {report.cards_removed} 张不再有任何印刷的卡牌")
+    if report.new_words:
+        # once per word, with how many rows use it (issue 30: the vocabularies are open)
+        click.echo(f"  新词（已收录，可搜索）：{len(report.new_words)} 个")
+        for (game, column, word), count in sorted(report.new_words.items()):
+            click.echo(f"    {game} {column}「{word}」：{count} 行")
+    if report.errata:
+        click.echo(f"  勘误：{report.errata} 张卡牌的重印措辞不同，采用最新系列的措辞（卡牌页可看旧措辞）")
+    for note in report.notes:
+        click.echo(f"  注意：{note}")
 
 
 def _run_import(paths: list[Path], *, dry_run: bool) -> ImportReport:

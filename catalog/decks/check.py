@@ -8,6 +8,7 @@ one catalogue, load once with :func:`load_pool` / :func:`load_format` and call
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -19,7 +20,7 @@ from sqlalchemy import select as core_select
 from sqlalchemy.engine import Connection
 from sqlmodel import Session, col, select
 
-from catalog.decks.lists import CardPool, DeckList, parse_decklist, resolve
+from catalog.decks.lists import CardPool, DeckList, parse_decklists, resolve
 from catalog.errors import LunzangError, Message
 from catalog.games import GAMES, get_game
 from catalog.models import BanEntry, Card, CardSet, Format, Game, Printing
@@ -106,6 +107,7 @@ _POOL_COLUMNS = (
     *("name_en", "pinyin", "initials"),
 )
 _POOL_JSON = ("cost", "traits", "keywords", "extra")  # row[13] … row[16]
+_POOL_NUMBERS = ("attack", "defense")  # row[17], row[18]: a deck's figures (KeyForge power, armor)
 
 
 class _JsonTexts(dict[str, Any]):
@@ -150,6 +152,7 @@ def _read_pool(session: Session, slug: str, game: Game) -> CardPool:
     cards_query = core_select(
         *(col(getattr(Card, name)) for name in _POOL_COLUMNS),
         *(cast(getattr(Card, name), Text) for name in _POOL_JSON),  # text: see _JsonTexts
+        *(col(getattr(Card, name)) for name in _POOL_NUMBERS),
     ).where(col(Card.game_id) == game.id)
     decoded = _JsonTexts()
     for row in session.execute(cards_query):
@@ -162,7 +165,11 @@ def _read_pool(session: Session, slug: str, game: Game) -> CardPool:
 def pool_card(card: Card, set_codes: Iterable[str]) -> PoolCard:
     """What the rules know of one card: a snapshot detached from the session, with the codes of
     the sets it is printed in."""
-    row = (*(getattr(card, name) for name in _POOL_COLUMNS), *(getattr(card, name) for name in _POOL_JSON))
+    row = (
+        *(getattr(card, name) for name in _POOL_COLUMNS),
+        *(getattr(card, name) for name in _POOL_JSON),
+        *(getattr(card, name) for name in _POOL_NUMBERS),
+    )
     return _pool_card_of(row, set_codes, lambda value: value)
 
 
@@ -192,6 +199,8 @@ def _pool_card_of(row: Sequence[Any], set_codes: Iterable[str], decode: Callable
         set_codes=frozenset(set_codes),
         text=text,
         name_en=name_en,
+        attack=row[17] if len(row) > 17 else None,
+        defense=row[18] if len(row) > 18 else None,
     )
 
 
@@ -249,12 +258,37 @@ def check_decklist(
     Raises :class:`~catalog.decks.lists.DecklistError` when the text is unreadable and
     :class:`DeckCheckError` for an unknown game or format.
     """
-    decklist = parse_decklist(text)
-    slug = game_slug(game or decklist.game)
-    pool = load_pool(session, slug)
-    fmt = load_format(session, slug, format_code or decklist.format, pool)
-    deck, verdict = check_parsed(decklist, pool, fmt)
-    return DeckCheck(decklist, deck, verdict, pool, fmt)
+    return check_decklists(session=session, text=text, game=game, format_code=format_code)[0]
+
+
+_GAME_LINE = re.compile(r"^\s*(?:game|游戏|遊戲)\s*[:：]\s*(?P<game>\S+)", re.IGNORECASE | re.MULTILINE)
+
+
+def has_houses(text: str, game: str | None) -> bool:
+    """Whether the decklist is of a game whose decks are headed by house (KeyForge): a heading
+    that is no section word is then a house."""
+    found = _GAME_LINE.search(text[:2000]) if not game else None
+    module = get_game((game or (found["game"] if found else "")).strip())
+    houses = getattr(module, "houses", None)
+    return houses is not None and bool(houses.canonical)
+
+
+def check_decklists(
+    *, session: Session, text: str, game: str | None = None, format_code: str | None = None
+) -> list[DeckCheck]:
+    """Every deck of a file judged (a game's own deck JSON may hold several: keyteki's list of
+    decks), each as :func:`check_decklist` judges one."""
+    checks: list[DeckCheck] = []
+    pools: dict[str, tuple[CardPool, FormatSpec]] = {}
+    for decklist in parse_decklists(text, houses=has_houses(text, game)):
+        slug = game_slug(game or decklist.game)
+        if slug not in pools:
+            pool = load_pool(session, slug)
+            pools[slug] = (pool, load_format(session, slug, format_code or decklist.format, pool))
+        pool, fmt = pools[slug]
+        deck, verdict = check_parsed(decklist, pool, fmt)
+        checks.append(DeckCheck(decklist, deck, verdict, pool, fmt))
+    return checks
 
 
 @dataclass

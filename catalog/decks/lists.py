@@ -24,6 +24,9 @@ from catalog.pauses import collector_paused
 from catalog.rules import SECTION_ZH, SECTIONS, Deck, DeckEntry, PoolCard, Violation
 from catalog.text import fold
 
+# every game's line markers and bonus-icon words (KeyForge's: catalog.games.keyforge.decks)
+MARKER_WORDS = {fold(word): marker for game in GAMES.values() for word, marker in game.line_markers.items()}
+ICON_WORDS = {fold(word): icon for game in GAMES.values() for word, icon in game.icon_words.items()}
 SECTION_WORDS = {
     **{fold(w): "main" for w in ("主卡组", "主牌组", "卡组", "主卡組", "主牌組", "卡組", "Main", "Deck", "Maindeck")},
     **{fold(w): "extra" for w in ("额外卡组", "額外卡組", "额外", "Extra", "Extra deck")},
@@ -35,6 +38,7 @@ META_KEYS = {
     **{fold(w): "game" for w in ("game", "游戏", "遊戲")},
     **{fold(w): "format" for w in ("format", "赛制", "賽制")},
     **{fold(w): "职业" for w in ("职业", "職業", "profession")},
+    **{fold(w): "houses" for w in ("houses", "三派系")},
 }
 MAX_COUNT = 999
 # Bounds on one decklist (issue 16: every request does bounded work). A deck of any of our games
@@ -67,6 +71,9 @@ _COUNT_LAST = re.compile(r"^(?P<body>\S.*?)\s+[xX×*]\s*(?P<count>\d+)$")
 _SET_SUFFIX = re.compile(r"^(?P<name>.*?)\s*\((?P<set>[^()]+)\)(?:\s+(?P<number>\S+))?$")
 _META = re.compile(r"^(?P<key>[^\s:()][^:()]{0,23}?)\s*:\s*(?P<value>\S.*)$")
 _COMMENT = re.compile(r"(^|\s)#.*$")
+# markers at the end of a card line (DESIGN §4 extended for KeyForge): [maverick] [legacy]
+# [anomaly] [enhanced: draw, capture] (Chinese: [变节] [传承] [异常] [强化: 抽牌])
+_MARKER = re.compile(r"\s*\[(?P<word>[^\]:：]+)(?:[:：](?P<value>[^\]]*))?\]\s*$")
 
 
 @dataclass
@@ -80,6 +87,13 @@ class DeckLine:
     set_code: str | None = None
     number: str | None = None
     raw: str = ""
+    # KeyForge (issue 30): the house the copies play for (a heading's or a maverick's), markers
+    house: str | None = None
+    maverick: bool = False
+    legacy: bool = False
+    anomaly: bool = False
+    enhancements: tuple[str, ...] = ()
+    by_slug: bool = False  # ``name`` is keyteki's card id (a slug of the English name)
 
 
 @dataclass
@@ -126,24 +140,88 @@ class DecklistError(LunzangError):
 # ---------------------------------------------------------------------------- parsing
 
 
-def parse_decklist(text: str) -> DeckList:
-    """Text or JSON (DESIGN §4) → :class:`DeckList`, or :class:`DecklistError` listing every bad line."""
-    if len(text) > MAX_TEXT_CHARS:
+def parse_decklist(text: str, *, houses: bool = False) -> DeckList:
+    """Text or JSON (DESIGN §4) → :class:`DeckList`, or :class:`DecklistError` listing every bad line.
+    A file of several decks gives its first (:func:`parse_decklists` gives them all). ``houses``:
+    a heading that is no section word is a house (KeyForge)."""
+    return parse_decklists(text, houses=houses)[0]
+
+
+def parse_decklists(text: str, *, houses: bool = False) -> list[DeckList]:
+    """Every deck of a text or JSON file: one for our formats, one or more for a game's own deck
+    JSON (KeyForge: keyteki's deck or list of decks, Master Vault's deck)."""
+    if len(text) > MAX_TEXT_CHARS * 10:
         raise _too_long()
     text = text.lstrip("\ufeff")
-    if text.lstrip().startswith("{"):
-        return parse_json(text)
-    return parse_text(text)
+    start = text.lstrip()[:1]
+    if start in ("{", "["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise DecklistError(
+                [LineProblem(error.lineno, Message(f"JSON 格式错误：{error.msg}", f"malformed JSON: {error.msg}"))]
+            ) from error
+        for game in GAMES.values():
+            found = game.deck_json(data) if game.deck_json is not None else None
+            if found is not None:
+                return [_from_deck_dict(deck) for deck in found]
+        if len(text) > MAX_TEXT_CHARS:
+            raise _too_long()
+        return [from_json(data)]
+    if len(text) > MAX_TEXT_CHARS:
+        raise _too_long()
+    return [parse_text(text, houses=houses)]
+
+
+def _from_deck_dict(deck: dict[str, Any]) -> DeckList:
+    """A game's plain deck dict (see ``catalog.games.keyforge.decks``) as a decklist."""
+    decklist = DeckList(metadata={k: v for k, v in deck["metadata"].items() if v})
+    problems: list[LineProblem] = []
+    for index, card in enumerate(deck["cards"], start=1):
+        count = card.get("count", 1)
+        if not card.get("card") or not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_COUNT:
+            problems.append(
+                LineProblem(
+                    0,
+                    Message(
+                        f"cards[{index - 1}]：需要卡牌 id 和 1 到 {MAX_COUNT} 的张数",
+                        f"cards[{index - 1}]: needs a card id and a count 1 to {MAX_COUNT}",
+                    ),
+                )
+            )
+            continue
+        decklist.lines.append(
+            DeckLine(
+                0,
+                "main",
+                count,
+                str(card["card"]),
+                raw=f"{count} {card['card']}",
+                house=card.get("house") or None,
+                maverick=bool(card.get("maverick")),
+                legacy=bool(card.get("legacy")),
+                anomaly=bool(card.get("anomaly")),
+                enhancements=tuple(card.get("enhancements") or ()),
+                by_slug=card.get("by") == "slug",
+            )
+        )
+        if len(decklist.lines) > MAX_LINES:
+            raise _too_long()
+    if problems:
+        raise DecklistError(problems)
+    return decklist
 
 
 def _section_word(word: str) -> str | None:
     return SECTION_WORDS.get(fold(word))
 
 
-def parse_text(text: str) -> DeckList:
+def parse_text(text: str, *, houses: bool = False) -> DeckList:
     deck = DeckList()
     problems: list[LineProblem] = []
     section = "main"
+    house: str | None = None
+    unknown_headings: list[LineProblem] = []
     for number, original in enumerate(text.splitlines(), start=1):
         line = unicodedata.normalize("NFKC", original)
         if "#" in line:
@@ -154,8 +232,11 @@ def parse_text(text: str) -> DeckList:
         if line.endswith(":") and ":" not in line[:-1]:
             word = line[:-1].strip()
             found = _section_word(word)
-            if found is None:
-                problems.append(
+            if found is None and word:
+                # a heading per house (KeyForge), when the deck is of a game with houses: known
+                # from the caller, a houses: line or a game: line (checked at the end)
+                section, house = "main", word
+                unknown_headings.append(
                     LineProblem(
                         number,
                         Message(
@@ -164,8 +245,10 @@ def parse_text(text: str) -> DeckList:
                         ),
                     )
                 )
+            elif found is None:
+                problems.append(LineProblem(number, Message("分区名为空", "the section name is empty")))
             else:
-                section = found
+                section, house = found, None
             continue
         count_match = _COUNT_FIRST.match(line) or _COUNT_LAST.match(line)
         if count_match is None and ":" in line and (meta := _META.match(line)):
@@ -173,6 +256,22 @@ def parse_text(text: str) -> DeckList:
             deck.metadata[key] = meta["value"].strip()
             continue
         count, body = (int(count_match["count"]), count_match["body"].strip()) if count_match else (1, line)
+        markers: dict[str, str] = {}
+        while "[" in body and (marker := _MARKER.search(body)):
+            marked = MARKER_WORDS.get(fold(marker["word"].strip()))
+            if marked is None:
+                problems.append(
+                    LineProblem(
+                        number,
+                        Message(
+                            f"未知的标记「[{marker['word']}]」，可用：[变节] [传承] [异常] [强化: 抽牌]",
+                            f"unknown marker '[{marker['word']}]'; use [maverick] [legacy] [anomaly] [enhanced: draw]",
+                        ),
+                    )
+                )
+                break
+            markers[marked] = (marker["value"] or "").strip()
+            body = body[: marker.start()].strip()
         if count < 1 or count > MAX_COUNT:
             problems.append(
                 LineProblem(
@@ -187,12 +286,43 @@ def parse_text(text: str) -> DeckList:
         if not name and not card_number:
             problems.append(LineProblem(number, Message("缺少卡名或编号", "the card name or number is missing")))
             continue
-        deck.lines.append(DeckLine(number, section, count, name, set_code, card_number, original.strip()))
+        deck.lines.append(
+            DeckLine(
+                number,
+                section,
+                count,
+                name,
+                set_code,
+                card_number,
+                original.strip(),
+                house=house,
+                maverick="maverick" in markers,
+                legacy="legacy" in markers,
+                anomaly="anomaly" in markers,
+                enhancements=_icons(markers.get("enhanced", "")),
+            )
+        )
         if len(deck.lines) > MAX_LINES:
             raise _too_long()
+    if unknown_headings and not (houses or "houses" in deck.metadata or _has_houses(deck.metadata.get("game"))):
+        problems = sorted([*problems, *unknown_headings], key=lambda p: p.line)
     if problems:
         raise DecklistError(problems)
     return deck
+
+
+def _has_houses(game: str | None) -> bool:
+    """Whether the game a ``game:`` line names heads its decks by house (KeyForge)."""
+    from catalog.games import get_game
+
+    module = get_game((game or "").strip()) if game else None
+    houses = getattr(module, "houses", None)
+    return houses is not None and bool(houses.canonical)
+
+
+def _icons(text: str) -> tuple[str, ...]:
+    """``draw, capture`` / ``抽牌、捕获`` → the bonus icons, in our words."""
+    return tuple(ICON_WORDS.get(fold(word), word.strip()) for word in re.split(r"[,，、\s]+", text) if word)
 
 
 def parse_json(text: str) -> DeckList:
@@ -308,15 +438,21 @@ class CardPool:
         english: dict[str, list[int]] = {}
         pinyin: dict[str, list[int]] = {}
         initials: dict[str, list[int]] = {}
+        slugs: dict[str, list[int]] = {}
+        card_slug = GAMES[self.game].card_slug if self.game in GAMES else None
         for card in self.cards.values():
             if card.name_en:
                 english.setdefault(fold(card.name_en), []).append(card.id)
+                if card_slug is not None:
+                    # the game's own deck files' ids: as the data gives them, else derived
+                    for slug in (card.extra or {}).get("ids") or (card_slug(card.name_en),):
+                        slugs.setdefault(str(slug), []).append(card.id)
         for card_id, (full, short) in self.pinyin.items():
             if full:
                 pinyin.setdefault(full, []).append(card_id)
             if short:
                 initials.setdefault(short, []).append(card_id)
-        self._aliases.update(english=english, pinyin=pinyin, initials=initials)
+        self._aliases.update(english=english, pinyin=pinyin, initials=initials, slug=slugs)
 
     def numbers_in_set(self, set_code: str) -> list[tuple[int, str, str]]:
         """Every (card id, set code, number) printed in one set, in number order."""
@@ -368,6 +504,8 @@ def _number_hits(pool: CardPool, number: str, set_code: str) -> list[tuple[int, 
 
 def _lookup(pool: CardPool, line: DeckLine) -> tuple[list[int], str | None, str | None]:
     """Candidate card ids for a line, with the printing (set code, number) it picked if any."""
+    if line.by_slug:
+        return sorted(set(pool.aliases("slug").get(line.name, []))), None, None
     set_code = pool.set_codes.get(fold(line.set_code)) if line.set_code else None
     if line.set_code and set_code is None:
         return [], None, None
@@ -388,6 +526,13 @@ def _lookup(pool: CardPool, line: DeckLine) -> tuple[list[int], str | None, str 
     if set_code is not None:
         hits = [h for h in hits if h[1] == set_code]
     ids = sorted({h[0] for h in hits})
+    if not ids and set_code is None and (coded := _SET_NUMBER.match(line.name)):
+        # a set code and number as people write them, in any case: CotA-001, cota-001, COTA 1
+        in_set = pool.set_codes.get(fold(coded["set"]))
+        if in_set is not None:
+            found = _number_hits(pool, coded["number"], in_set)
+            if found:
+                return sorted({h[0] for h in found}), in_set, found[0][2]
     if not ids:
         # the other names search accepts: pinyin and initials (``sunwukong``, ``swk``)
         key = fold(line.name)
@@ -398,10 +543,22 @@ def _lookup(pool: CardPool, line: DeckLine) -> tuple[list[int], str | None, str 
     return ids, (hits[0][1] if len(hits) == 1 else set_code), (hits[0][2] if len(hits) == 1 else None)
 
 
+_SET_NUMBER = re.compile(r"^(?P<set>[A-Za-z][A-Za-z0-9]*)(?:-|\s+)(?P<number>\d+[A-Za-z]?)$")
+
+
 def _name_ids(pool: CardPool, name: str) -> list[int]:
     """Cards named so: the name as written, folded, or a stored English name (KeyForge)."""
     key = fold(name)
     return pool.by_name.get(name) or pool.by_key.get(key) or pool.aliases("english").get(key, [])
+
+
+def _house(word: str | None, pool: CardPool) -> str | None:
+    """A house as the game stores it (``sanctum`` → 圣所), for a game with houses."""
+    if not word:
+        return None
+    houses = getattr(GAMES.get(pool.game), "houses", None)
+    resolved = houses.resolve(word) if houses is not None else None
+    return resolved or word.strip().lower()
 
 
 def _where(line: DeckLine) -> tuple[str, str]:
@@ -444,7 +601,17 @@ def resolve(decklist: DeckList, pool: CardPool, *, game: str | None = None) -> t
         if len(ids) == 1:
             deck.entries.append(
                 DeckEntry(
-                    pool.cards[ids[0]], line.count, line.section, (line.line,) if line.line else (), set_code, number
+                    pool.cards[ids[0]],
+                    line.count,
+                    line.section,
+                    (line.line,) if line.line else (),
+                    set_code,
+                    number,
+                    house=_house(line.house, pool),
+                    maverick=line.maverick,
+                    legacy=line.legacy,
+                    anomaly=line.anomaly,
+                    enhancements=line.enhancements,
                 )
             )
             continue

@@ -26,7 +26,7 @@ from catalog.events.rounds import recommended_rounds
 from catalog.events.standings import TIEBREAKERS
 from catalog.events.stores import check_prizes, staffs_event_store
 from catalog.events.tables import PRIZE, REG, ROUND, SEASON
-from catalog.models import Event, PrizeTable, Registration, Season, User
+from catalog.models import Event, Game, PrizeTable, Registration, Season, User
 from catalog.text import fold
 
 MAX_DECK_TEXT = 20_000
@@ -302,8 +302,13 @@ def register_player(
     now: datetime,
     user_id: int | None = None,
     deck_text: str | None = None,
+    owned_deck_id: int | None = None,
 ) -> Registration:
     """Enter a player (a signed-in user, or a walk-in by name) with an optional list.
+
+    ``owned_deck_id``: one of the user's own decks (a KeyForge deck is an object, issue 30): its
+    fixed list is the registration's, and its identity is locked while the event is not over
+    (it cannot be traded away, its list not replaced).
 
     While registration is open anyone enters; once the event runs, a late entry joins from the
     next round and the rounds missed count as losses. A finished event takes nobody.
@@ -322,6 +327,18 @@ def register_player(
     count = session.scalar(select(func.count()).select_from(Registration).where(REG.event_id == event.id))
     if int(count or 0) >= MAX_PLAYERS:
         raise EventError(Message(f"一场赛事最多 {MAX_PLAYERS} 名选手", f"at most {MAX_PLAYERS} players"))
+    if owned_deck_id is not None:
+        from catalog.decks.owned import deck_for_registration
+
+        if user_id is None:
+            raise EventError(
+                Message("只有登录的玩家能用自己的卡组报名", "only a signed-in player registers with their deck")
+            )
+        _owned, record = deck_for_registration(session=session, user_id=user_id, owned_id=owned_deck_id, now=now)
+        game = session.get(Game, record.game_id)
+        if game is None or game.slug != event.game:
+            raise EventError(Message("这副卡组不是这场赛事的游戏", "this deck is not of the event's game"))
+        deck_text = record.text
     snap = snapshot(session=session, event=event, text=deck_text) if deck_text else None
     registration = Registration(
         event_id=event.id,  # type: ignore[arg-type]  # the row was flushed, so its id is set
@@ -331,6 +348,7 @@ def register_player(
         first_round=last_round(session=session, event=event) + 1,
         registered_at=now,
         updated_at=now,
+        owned_deck_id=owned_deck_id,
     )
     apply_snapshot(registration, snap, now)
     session.add(registration)
@@ -344,6 +362,13 @@ def set_deck(*, session: Session, event: Event, registration: Registration, text
     A late entrant without a list yet may hand one in once (after that it is locked too).
     """
     late_first_list = registration.first_round > 1 and not registration.deck_text
+    if registration.owned_deck_id is not None:
+        raise DeckLocked(
+            Message(
+                "这位选手用自己的一副卡组报名：卡组的身份已锁定，不能换成别的列表",
+                "this player registered with one of their decks: its identity is locked, the list cannot change",
+            )
+        )
     if decks_locked(event, now) and not late_first_list:
         raise DeckLocked(
             Message("报名截止后卡组已锁定，不能再修改", "decklists are locked after the deadline; no changes")

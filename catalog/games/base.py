@@ -273,6 +273,11 @@ class JsonFormat:
     recognises: Callable[[Any], bool]  # parsed JSON → is it this format?
     set_header: Callable[[Mapping[str, Any]], dict[str, Any]]  # → a manifest ``[[sets]]`` entry
     rows: Callable[[Mapping[str, Any]], list[tuple[int, dict[str, str]]]]  # → (card index, CSV row)
+    # several files of the format in one import: the rows of all of them (newest set first) and
+    # the database's names by English name → the rows with one name per card across sets
+    unify: Callable[[list[dict[str, str]], Mapping[str, Any]], None] | None = None
+    # a set's order among the format's sets (newer sets higher), from its header
+    position: Callable[[Mapping[str, Any]], int] | None = None
 
 
 class UnknownRuleKind(LookupError):
@@ -317,6 +322,18 @@ class GameModule:
     # card frames: attribute/colour → colour; rarity code → colour (else by step on the ladder)
     attribute_colours: ClassVar[Mapping[str, RGB]] = {}
     rarity_colours: ClassVar[Mapping[str, RGB]] = {}
+    # markers a decklist line may end with ([maverick] …) → the marker; bonus-icon words → icon
+    line_markers: ClassVar[Mapping[str, str]] = {}
+    icon_words: ClassVar[Mapping[str, str]] = {}
+    # a card's id in the game's own deck files, from its English name (KeyForge: keyteki's slug)
+    card_slug: Callable[[str], str] | None = None
+    # decks are objects players own (KeyForge): a resolved deck → its canonical decklist text,
+    # and → the figures its page shows
+    write_deck: Callable[[Any], str] | None = None
+    deck_figures: Callable[[Any], Any] | None = None
+    # whether a reprint may change the card's words (an erratum: the newest set wins, see
+    # errata_key); otherwise a reprint whose rules fields differ is refused (DESIGN §3)
+    errata: bool = False
 
     def __init__(
         self,
@@ -326,11 +343,15 @@ class GameModule:
         draw_model: DrawModel | None = None,
         json_format: JsonFormat | None = None,
         basic_card: Callable[[PoolCard], bool] | None = None,
+        deck_json: Callable[[Any], list[dict[str, Any]] | None] | None = None,
     ) -> None:
         self.rule_sets: dict[str, tuple[Rule, ...]] = {kind: tuple(rules) for kind, rules in (rule_sets or {}).items()}
         self.rulebook = rulebook  # what the rules page says; None = the game has no rules page
         self.draw_model = draw_model  # None: no odds table (the seed does not say what is seen)
         self.json_format = json_format  # None: the game is read from CSV folders only
+        # the deck JSON shapes the game's players exchange besides ours (KeyForge: keyteki's,
+        # Master Vault's) → plain deck dicts (catalog.decks.lists reads them); None: ours only
+        self.deck_json = deck_json
         # Which cards are "basic" (永恒之轮: basic 法力石), those a player owns plenty of and a
         # proxy sheet may leave out; None: the game has none.
         self.basic_card = basic_card
@@ -408,8 +429,11 @@ class GameModule:
         name = cell(row, "name")
         if not name:
             errors.append(bad("name", "卡名为空", "the name is empty"))
+        new_words: list[tuple[str, str]] = []
         type_word = cell(row, "type")
         card_type = self.types.resolve(type_word) if type_word else None
+        if card_type is None and type_word and (card_type := self.new_word("types", type_word)) is not None:
+            new_words.append(("type", card_type))
         if card_type is None:
             errors.append(
                 bad(
@@ -420,6 +444,8 @@ class GameModule:
             )
         rarity_word = cell(row, "rarity")
         rarity = self.rarity.resolve(rarity_word) if rarity_word else None
+        if rarity is None and rarity_word and (rarity := self.new_word("rarities", rarity_word)) is not None:
+            new_words.append(("rarity", rarity))
         if rarity is None:
             errors.append(
                 bad(
@@ -451,14 +477,31 @@ class GameModule:
             card.update(game_fields)
         if errors:
             raise RowErrors(errors)
+        new_words += card.pop("new_words", [])
         printing = {
             "rarity": rarity,
-            "rarity_rank": self.rarity.rank(rarity) if rarity else 0,
+            "rarity_rank": self.rarity_rank(rarity) if rarity else 0,
             "flavor": cell(row, "flavor"),
             "illustrator": cell(row, "illustrator"),
             "image": cell(row, "image"),
+            "printed_text": card.pop("printed_text", ""),
         }
+        if new_words:
+            printing["new_words"] = new_words
+        notes = card.pop("notes", None)
+        if notes:
+            printing["notes"] = notes
         return ParsedCard(card=card, printing=printing)
+
+    def new_word(self, vocabulary: str, word: str) -> str | None:
+        """A word of an open list (``types``, ``rarities``, ``houses``, ``keywords``) that no
+        vocabulary of this game names yet, as it will be stored; ``None``: refused. Games whose
+        lists are closed (the seeds name them all) refuse every one."""
+        return None
+
+    def rarity_rank(self, rarity: str) -> int:
+        """A rarity's step on the ladder; a new word (see :meth:`new_word`) sits above the top."""
+        return self.rarity.rank(rarity) if rarity in self.rarity.codes else len(self.rarity.codes)
 
     def parse_game_fields(
         self, row: Mapping[str, str], card_type: str | None, errors: list[FieldError]
@@ -471,6 +514,11 @@ class GameModule:
         passes the stored Card's columns by name) → the game's own CSV cells, written so that
         parsing them again gives the same fields."""
         return {}
+
+    def errata_key(self, card: Mapping[str, Any]) -> Any:
+        """What an erratum may change of a card (games with ``errata``); two printings whose
+        keys differ count as an erratum."""
+        return None
 
     def keyword_info(self, kind: str) -> Keyword | None:
         for keyword in self.keywords:

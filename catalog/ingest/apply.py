@@ -14,14 +14,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from sqlmodel import Session, col, select
 
 from catalog.errors import Message
-from catalog.ingest.sources import Problem, Row, Source, StoredVocabulary, expand_paths, read_source
+from catalog.games import GAMES
+from catalog.ingest.sources import (
+    Problem,
+    Row,
+    Source,
+    StoredVocabulary,
+    combine_json_sources,
+    expand_paths,
+    read_source,
+)
 from catalog.ingest.validate import ImportFailed, Progress
 from catalog.ingest.write import ImportReport, PlanWriter
-from catalog.models import CardSet, Game, Printing
+from catalog.models import Card, CardSet, Game, Printing
 from catalog.pauses import collector_paused
 
 
@@ -38,10 +48,14 @@ def import_catalogue(*, session: Session, paths: Iterable[Path], progress: Progr
 def _import(*, session: Session, paths: Iterable[Path], progress: Progress | None) -> ImportReport:
     folders, problems = expand_paths(list(paths))
     stored = _stored_vocabularies(session)
-    sources = [read_source(path, stored) for path in folders]
+    known_names = _known_names(session)
+    sources = combine_json_sources([read_source(path, stored) for path in folders], known_names)
+    _rename_cards(session, sources, known_names)
     report = ImportReport()
     for source in sources:
         problems.extend(source.problems)
+        if source.skipped is not None:
+            report.notes.append(source.skipped)
     for source in sources:
         if source.game is None or source.problems:
             continue
@@ -65,6 +79,68 @@ def _import(*, session: Session, paths: Iterable[Path], progress: Progress | Non
     if problems:
         raise ImportFailed(sorted(problems, key=lambda p: (p.file, p.line)))
     return report
+
+
+def _known_names(session: Session) -> dict[str, dict[str, Any]]:
+    """Each game that reads a JSON format with cards unified across files: its stored cards by
+    English name → (name, faction, ids and Traditional name in ``extra``), so a later set names a
+    card the way the catalogue already does and adds to its houses and ids."""
+    found: dict[str, dict[str, Any]] = {}
+    for game in session.scalars(select(Game)):
+        module = GAMES.get(game.slug)
+        if module is None or module.json_format is None or module.json_format.unify is None:
+            continue
+        rows = session.execute(
+            select(Card.name_en, Card.name, Card.faction, Card.extra).where(Card.game_id == game.id, Card.name_en != "")
+        )
+        found[game.slug] = {
+            name_en: (
+                name,
+                faction or "",
+                tuple((extra or {}).get("ids") or ()),
+                str((extra or {}).get("zhhant") or ""),
+            )
+            for name_en, name, faction, extra in rows
+        }
+    return found
+
+
+def _rename_cards(session: Session, sources: list[Source], known_names: dict[str, dict[str, Any]]) -> None:
+    """A card the catalogue holds under its English name (a set without Chinese names came
+    first) takes the Chinese name a later set gives it, so both sets' printings are one card."""
+    from sqlalchemy import update
+
+    from catalog.ingest.write import _with_other_names
+    from catalog.models import CardSearch
+    from catalog.text import fold, pinyin_keys, search_keys_text
+
+    for source in sources:
+        if source.game is None or source.game.slug not in known_names:
+            continue
+        known = known_names[source.game.slug]
+        renames = {
+            row.values["name_en"]: row.values["name"]
+            for row in source.json_rows
+            if (known.get(row.values.get("name_en", "")) or ("",))[0]
+            == row.values.get("name_en")
+            != row.values.get("name")
+        }
+        game_id = session.scalars(select(Game.id).where(Game.slug == source.game.slug)).one()
+        for english, name in renames.items():
+            card = session.scalars(select(Card).where(Card.game_id == game_id, Card.name == english)).first()
+            taken = session.scalars(select(Card.id).where(Card.game_id == game_id, Card.name == name)).first()
+            if card is None or taken is not None:
+                continue
+            pinyin, initials = pinyin_keys(name)
+            card.name, card.name_key, card.pinyin, card.initials = name, fold(name), pinyin, initials
+            keys = search_keys_text(card.name_key, pinyin, initials, _with_other_names(card.name_en, card.extra))
+            session.execute(
+                update(CardSearch)
+                .where(col(CardSearch.card_id) == card.id)
+                .values(name=name, sort_key=pinyin, keys=keys)
+            )
+            known[english] = (name, *known[english][1:])
+        session.flush()
 
 
 def _stored_vocabularies(session: Session) -> dict[str, StoredVocabulary]:

@@ -126,6 +126,8 @@ class Source:
     problems: list[Problem] = field(default_factory=list)
     # the game's vocabulary after this import: the stored one plus the manifest's [vocabulary]
     vocabulary: dict[str, Any] = field(default_factory=dict)
+    # a file that holds no cards but that an import may meet beside card files (KeyForge decks)
+    skipped: Problem | None = None
 
     def iter_rows(self, problems: list[Problem] | None = None) -> Iterator[Row]:
         """Every card row, file by file, in order. A row that cannot be read (more fields than
@@ -205,6 +207,36 @@ def read_source(path: Path, stored: dict[str, StoredVocabulary] | None = None) -
             ],
         )
     return read_folder(path, stored if stored is not None else {})
+
+
+def combine_json_sources(sources: list[Source], known_names: dict[str, dict[str, Any]]) -> list[Source]:
+    """The JSON files of one game in one import as one source (issue 30): its sets newest first
+    (by the format's ``position``), the rows in that order, so a card's first row, the one whose
+    rules the card keeps, is its newest printing, and one name per card across the files
+    (the format's ``unify``; ``known_names``: each game's stored names by English name)."""
+    combined: list[Source] = []
+    by_game: dict[str, Source] = {}
+    for source in sources:
+        game = source.game
+        fmt = game.json_format if game is not None else None
+        if game is None or fmt is None or fmt.unify is None or source.problems or not source.json_rows:
+            combined.append(source)
+            continue
+        into = by_game.get(game.slug)
+        if into is None:
+            into = by_game[game.slug] = Source(source.path, game, vocabulary=source.vocabulary)
+            combined.append(into)
+        into.sets.extend(source.sets)
+        into.json_rows.extend(source.json_rows)
+    for slug, source in by_game.items():
+        fmt = source.game.json_format if source.game is not None else None
+        assert fmt is not None and fmt.unify is not None
+        order = {spec.code: spec.position for spec in source.sets}
+        source.sets.sort(key=lambda spec: -spec.position)
+        source.json_rows.sort(key=lambda row: -order.get(row.values.get("set", ""), 0))  # stable within a set
+        fmt.unify([row.values for row in source.json_rows], known_names.get(slug, {}))
+        source.path = ", ".join(dict.fromkeys(row.file for row in source.json_rows))
+    return combined
 
 
 def _decode(raw: bytes, display: str) -> tuple[str | None, Problem | None]:
@@ -825,6 +857,19 @@ def read_json_catalogue(path: Path) -> Source:
             )
         )
         return source
+    if isinstance(data, list) and data and all(isinstance(d, dict) and "houses" in d and "cards" in d for d in data):
+        # keyforge-standalone-decks.json beside the sets (lunzang import keyforge-*.json): decks,
+        # not cards; `lunzang deck check` reads them
+        source.skipped = Problem(
+            display,
+            1,
+            "-",
+            Message(
+                f"这是 {len(data)} 副卡组，不是卡牌数据：已跳过（用 lunzang deck check 检查）",
+                f"{len(data)} decks, not card data: skipped (lunzang deck check reads them)",
+            ),
+        )
+        return source
     formats = [(game, game.json_format) for game in GAMES.values() if game.json_format is not None]
     found = next(((game, fmt) for game, fmt in formats if fmt.recognises(data)), None)
     if found is None:
@@ -842,6 +887,7 @@ def read_json_catalogue(path: Path) -> Source:
         return source
     source.game, json_format = found
     header = json_format.set_header(data)
+    position = json_format.position(data) if json_format.position is not None else 0
     source.sets.append(
         SetSpec(
             header["code"],
@@ -851,13 +897,13 @@ def read_json_catalogue(path: Path) -> Source:
             header["release"],
             header["description"],
             None,
-            0,
+            position,
             1,
         )
     )
     card_lines = [n for n, line in enumerate(text.splitlines(), start=1) if re.match(r'^\s*"number"\s*:', line)]
     rows = json_format.rows(data)
     for index, values in rows:
-        line = card_lines[index - 1] if len(card_lines) == len(rows) else index
+        line = card_lines[index - 1] if len(card_lines) == len(data["cards"]) else index
         source.json_rows.append(Row(display, line, values))
     return source

@@ -47,7 +47,9 @@ RULES_FIELDS = (
     "text",
     "extra",
 )
-PRINTING_FIELDS = ("card_id", "rarity", "rarity_rank", "flavor", "illustrator", "image", "number_key")
+# printed_text: the words this printing has where the game allows errata (KeyForge), so the card
+# page can show an older wording; empty for the other games
+PRINTING_FIELDS = ("card_id", "rarity", "rarity_rank", "flavor", "illustrator", "image", "printed_text", "number_key")
 
 Progress = Callable[[str, int, int], None]
 
@@ -162,6 +164,15 @@ class Plan:
         self.rarities_by_set: dict[str, set[str]] = {}
         self.rows = 0
         self.printing_rows = 0
+        # open vocabularies (issue 30): (column, word) → rows that use a word the game did not know
+        self.new_words: dict[tuple[str, str], int] = {}
+        self.notes: list[Problem] = []  # what was read otherwise than written (a refused name)
+        # games with errata: each card's words as its first (newest) row has them, and the
+        # cards a reprint words otherwise (errata); set code → the set's order (newer higher)
+        self.errata_keys: dict[str, int] = {}
+        self.errata: set[str] = set()
+        self.set_positions = {spec.code: spec.position for spec in source.sets}
+        self.db_newest: dict[int, int] = {}  # database card id → its newest set's position
         # The checked rows, chunk by chunk, for the writer (plain values only): no second parse,
         # and past a bound a temporary file, so a large import does not hold them in memory.
         self.checked = Spool()
@@ -246,6 +257,9 @@ class Plan:
         # the per-row work is most of a large check: what it reads each row, held in locals
         cards, numbers, rarities_by_set, file_index = self.cards, self.numbers, self.rarities_by_set, self.file_index
         db_sets = self.db_sets
+        errata = self.game.errata
+        for code, card_set in db_sets.items():
+            self.set_positions.setdefault(code, card_set.position)
         for chunk in chunks(self.source.iter_rows(self.read_problems)):
             first_seen: dict[str, str] = {}  # name → rules digest, for cards new to this import
             checked: list[Checked] = []
@@ -290,6 +304,17 @@ class Plan:
                 name = row.values["name"].strip()
                 card = parsed.card
                 stored = card_values(card)
+                if "new_words" in parsed.printing:
+                    for word in parsed.printing["new_words"]:
+                        self.new_words[word] = self.new_words.get(word, 0) + 1
+                if "notes" in parsed.printing:
+                    for column, value in parsed.printing["notes"]:
+                        self.notes.append(_refused_name(row, column, value))
+                if errata:
+                    words = hash(self.game.errata_key(card))
+                    first_words = self.errata_keys.setdefault(name, words)
+                    if first_words != words:
+                        self.errata.add(name)
                 digest = bytes.fromhex(stored[-1])
                 if card.get("name_en"):
                     self.name_en.setdefault(name, card["name_en"])
@@ -302,7 +327,7 @@ class Plan:
                     else:
                         cards[name] = (digest, place, 0, None)
                     first_seen[name] = stored[-1]
-                elif known[0] != digest:
+                elif known[0] != digest and not errata:
                     pending.append((row, name, dict(zip(STORED_CARD, stored, strict=True)), known[1]))
                 if set_code is None or not number:
                     continue
@@ -359,7 +384,23 @@ class Plan:
         for name, (card_id, _name_en, digest) in stored.items():
             if digest != first_seen[name]:
                 self.db_changed[card_id] = name
+        if self.game.errata:
+            self._read_db_newest([stored[name][0] for name in stored if stored[name][2] != first_seen[name]])
         return stored, printings
+
+    def _read_db_newest(self, card_ids: list[int]) -> None:
+        """The newest set (by position) each of ``card_ids`` is printed in, in the database."""
+        if not card_ids:
+            return
+        pt, st = table_of(Printing), table_of(CardSet)
+        for start in range(0, len(card_ids), BATCH):
+            query = (
+                select(pt.c.card_id, func.max(st.c.position))
+                .join(st, st.c.id == pt.c.set_id)
+                .where(pt.c.card_id.in_(card_ids[start : start + BATCH]))
+                .group_by(pt.c.card_id)
+            )
+            self.db_newest.update({card_id: int(position or 0) for card_id, position in self.session.execute(query)})
 
     def _to_write(
         self,
@@ -387,6 +428,13 @@ class Plan:
             if stored is not None:
                 db_card = stored_cards.get(name)
                 same_rules = db_card is not None and db_card[2] == stored[-1]
+                if not same_rules and db_card is not None and self.game.errata:
+                    # an erratum: the newest set's words win; when the database prints the card in a
+                    # newer set than this import's newest, the card keeps the database's words
+                    self.errata.add(name)
+                    if self.db_newest.get(db_card[0], -1) > self.set_positions.get(set_code, 0):
+                        stored = self._newer_in_database(db_card[0], stored)
+                        same_rules = stored[-1] == db_card[2]
                 firsts.append((name, None if same_rules else stored, db_card))
             found = stored_printings.get((set_ids.get(set_code), number)) if stored_printings else None  # type: ignore[arg-type]  # a set read from the database has its id
             values = fields(printing)
@@ -397,6 +445,19 @@ class Plan:
             if found is not None:
                 before.append(found[:size])
         return firsts, printings, before, unchanged
+
+    def _newer_in_database(self, card_id: int, stored: tuple[Any, ...]) -> tuple[Any, ...]:
+        """A card the database prints in a newer set than this import: its words stay the
+        database's, its houses and ids are this import's (the check unified them with the
+        database's), its Traditional name the database's or this import's."""
+        values = self._full_card(card_id)
+        row = dict(zip(STORED_CARD, stored, strict=True))
+        extra = dict(values.get("extra") or {})
+        for key, value in (row.get("extra") or {}).items():
+            if key == "ids" or key not in extra:
+                extra[key] = value
+        values["faction"], values["extra"] = row["faction"], extra
+        return card_values(values)
 
     def existing_cards(self, names: list[str], columns: tuple[str, ...]) -> Iterator[Any]:
         """The game's cards among ``names`` (rows of ``columns``)."""
@@ -466,17 +527,17 @@ class Plan:
                 self.problem(
                     row.file,
                     row.line,
-                    differences[0],
+                    column_word(differences[0], self.game),
                     f"同名卡「{name}」的规则字段与 {first_file}:{first_line} 不一致："
-                    f"{_describe(differences, first_values, stored)}",
+                    f"{_describe(differences, first_values, stored, self.game)}",
                     f"card {name!r} contradicts {first_file}:{first_line} in {', '.join(differences)}",
                 )
 
     def _check_reprints_against_database(self) -> None:
         """A card already in the database, printed in a set this import does not rewrite,
         must keep its rules fields; a card printed only where this import rewrites is
-        updated (an erratum)."""
-        if not self.db_changed:
+        updated (an erratum). A game with errata takes the newest set's words instead."""
+        if not self.db_changed or self.game.errata:
             return
         table = table_of(Printing)
         changed = sorted(self.db_changed)
@@ -505,9 +566,9 @@ class Plan:
                 self.problem(
                     file,
                     line,
-                    differences[0],
+                    column_word(differences[0], self.game),
                     f"重印卡「{name}」与数据库中已有的同名卡（{set_codes.get(set_id)} {number}）规则字段矛盾："
-                    f"{_describe(differences, full, stored)}",
+                    f"{_describe(differences, full, stored, self.game)}",
                     f"reprint {name!r} contradicts the existing card ({set_codes.get(set_id)} {number}) "
                     f"in {', '.join(differences)}",
                 )
@@ -585,12 +646,59 @@ class Plan:
         return dict(row)
 
 
+def _refused_name(row: Row, column: str, value: str) -> Problem:
+    english = row.values.get("name_en", "") or row.values.get("name", "")
+    return Problem(
+        row.file,
+        row.line,
+        column,
+        Message(
+            f"中文名「{value}」是电子表格的错误值，不是卡名：保留英文名「{english}」",
+            f"the Chinese name {value!r} is a spreadsheet error value, not a name: the English name {english!r} stands",
+        ),
+    )
+
+
 def _differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     return [key for key in RULES_FIELDS if old.get(key) != new.get(key)]
 
 
-def _describe(keys: list[str], old: dict[str, Any], new: dict[str, Any]) -> str:
-    return "；".join(f"{key}「{_show(old.get(key))}」≠「{_show(new.get(key))}」" for key in keys[:3])
+def _describe(keys: list[str], old: dict[str, Any], new: dict[str, Any], game: GameModule | None = None) -> str:
+    parts = []
+    for key in keys[:3]:
+        before, after = _show(old.get(key)), _show(new.get(key))
+        part = f"{column_word(key, game)}「{before}」≠「{after}」"
+        if _looks_equal(before, after):
+            part += f"（{differing_code_points(before, after)}）"
+        parts.append(part)
+    return "；".join(parts)
+
+
+def column_word(field: str, game: GameModule | None) -> str:
+    """A rules field as the file calls it (KeyForge: faction → house, defense → armor)."""
+    return (getattr(game, "file_columns", None) or {}).get(field, field)
+
+
+def _looks_equal(a: str, b: str) -> bool:
+    """Whether two different strings would print alike: they differ only in spaces of some kind,
+    invisible characters, width or case."""
+    import unicodedata
+
+    def seen(text: str) -> str:
+        text = "".join(ch for ch in text if unicodedata.category(ch) not in ("Cf", "Cc"))
+        return " ".join(unicodedata.normalize("NFKC", text).split()).casefold()
+
+    return a != b and seen(a) == seen(b)
+
+
+def differing_code_points(a: str, b: str) -> str:
+    """Where two strings first differ, as code points: ``第 12 个字符：U+202F ≠ U+0020``."""
+    at = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+
+    def point(text: str) -> str:
+        return f"U+{ord(text[at]):04X}" if at < len(text) else "（结束）"
+
+    return f"第 {at + 1} 个字符：{point(a)} ≠ {point(b)}"
 
 
 def _show(value: Any) -> str:

@@ -21,6 +21,7 @@ from catalog.ingest.bulk import (
     reserve_ids,
     to_json,
 )
+from catalog.ingest.sources import Problem
 from catalog.ingest.validate import (
     PRINTING_FIELDS,
     PRINTING_VALUES,
@@ -46,7 +47,7 @@ from catalog.models import (
     table_of,
 )
 from catalog.models.catalogue import new_catalogue_version
-from catalog.text import fold, pinyin_keys, search_keys_text
+from catalog.text import KEY_SEPARATOR, fold, pinyin_keys, search_keys_text
 
 SET_FIELDS = ("name", "code_key", "series", "kind", "release", "description", "position", "sample", "pack_template_id")
 BULK_THRESHOLD = 20_000  # new cards above which indexes are rebuilt rather than updated
@@ -69,6 +70,10 @@ class ImportReport:
     formats: Tally = field(default_factory=Tally)
     cards_removed: int = 0
     rows: int = 0
+    # words of an open vocabulary the data brought: (game, column, word) → rows using it
+    new_words: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    errata: int = 0  # cards a reprint words otherwise (the newest set's words win)
+    notes: list[Problem] = field(default_factory=list)  # read otherwise than written, e.g. a refused name
 
     @property
     def changed(self) -> bool:
@@ -124,7 +129,7 @@ def _search_row(
         game_id,
         name,
         pinyin,
-        search_keys_text(name_key, pinyin, initials, name_en),
+        search_keys_text(name_key, pinyin, initials, _with_other_names(name_en, values[_AT["extra"]])),
         values[_AT["type"]],
         fold(values[_AT["subtype"]]),
         attr_mask,
@@ -137,6 +142,13 @@ def _search_row(
     )
 
 
+def _with_other_names(name_en: str, extra: Any) -> str:
+    """The English name, and the official Traditional Chinese one where the data gives it
+    (KeyForge ``zhhant``), folded like a query is: both found by a name search."""
+    other = extra.get("zhhant") if isinstance(extra, dict) else None
+    return f"{name_en}{KEY_SEPARATOR}{fold(other)}" if other else name_en
+
+
 def search_keys(name: str, text: str, attributes: str, game: GameModule) -> dict[str, Any]:
     """The keys search matches on, computed once here rather than at query time."""
     pinyin, initials = pinyin_keys(name)
@@ -147,6 +159,30 @@ def search_keys(name: str, text: str, attributes: str, game: GameModule) -> dict
         "text_key": fold(text),
         "attr_mask": game.attributes.mask(attributes) if attributes else 0,
     }
+
+
+# an open vocabulary's column → where its new words are kept in Game.vocabulary
+_NEW_WORD_LISTS = {"house": "houses", "type": "types"}
+_NEW_WORD_SEQUENCES = {"keywords": "keywords", "rarity": "new_rarities"}
+
+
+def _with_new_words(vocabulary: dict[str, Any], new_words: dict[tuple[str, str], int]) -> dict[str, Any]:
+    """The game's stored words plus the new ones (searched from now on, and known to the next
+    import, which then reports them no more)."""
+    merged = dict(vocabulary)
+    for column, word in new_words:
+        if column in _NEW_WORD_LISTS:
+            key = _NEW_WORD_LISTS[column]
+            words = dict(merged.get(key) or {})
+            words.setdefault(word, [])
+            merged[key] = words
+        elif column in _NEW_WORD_SEQUENCES:
+            key = _NEW_WORD_SEQUENCES[column]
+            listed = list(merged.get(key) or [])
+            if word not in listed:
+                listed.append(word)
+            merged[key] = listed
+    return merged
 
 
 class PlanWriter(Plan):
@@ -163,6 +199,12 @@ class PlanWriter(Plan):
             if (self.game_row.vocabulary or {}) != self.source.vocabulary:
                 # the manifest's [vocabulary] (a new dict: JSON columns track assignment only)
                 self.game_row.vocabulary = dict(self.source.vocabulary)
+        if self.new_words:
+            self.game_row.vocabulary = _with_new_words(self.game_row.vocabulary or {}, self.new_words)
+        for (column, word), count in self.new_words.items():
+            report.new_words[(game.slug, column, word)] = report.new_words.get((game.slug, column, word), 0) + count
+        report.errata += len(self.errata)
+        report.notes.extend(self.notes)
         game_id = self.game_row.id
         assert game_id is not None
 

@@ -5,7 +5,8 @@
 - ``users``: accounts, API tokens, collections, the ledger, want lists, saved decks, scans;
 - ``events``: tournaments, registrations, rounds, matches, chests and their ledger, seasons.
 - ``curation``: revisions of the catalogue made on the web (who, when, why, the cells changed);
-- ``trading``: trades, their lines per version, the transition log, feedback, price lists.
+- ``trading``: trades, their lines per version, the transition log, feedback, price lists;
+- ``decks``: decks players own as objects (KeyForge), their owners' ledger, decks in trades.
 
 Every name is imported from here (``from catalog.models import Card``), but an area's module is
 imported the first time one of its names is asked for (issue 17): ``lunzang search`` and
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
         CatalogueRevision,
         RoleGrant,
     )
+    from catalog.models.decks import DeckLedger, DeckRecord, OwnedDeck, TradeDeckLine
     from catalog.models.events import (
         EVENT_KINDS,
         EVENT_STATES,
@@ -114,6 +116,7 @@ AREAS: dict[str, tuple[str, ...]] = {
         "CatalogueRevision",
         "RoleGrant",
     ),
+    "decks": ("DeckLedger", "DeckRecord", "OwnedDeck", "TradeDeckLine"),
     "events": (
         "EVENT_KINDS",
         "EVENT_STATES",
@@ -170,6 +173,8 @@ __all__ = [
     "ChestLedger",
     "CollectionImport",
     "CollectionItem",
+    "DeckLedger",
+    "DeckRecord",
     "Event",
     "EventAudit",
     "ExchangeItem",
@@ -178,6 +183,7 @@ __all__ = [
     "ImportMapping",
     "LedgerEntry",
     "Match",
+    "OwnedDeck",
     "PackTemplate",
     "PairingChange",
     "Printing",
@@ -194,6 +200,7 @@ __all__ = [
     "Store",
     "StoreStaff",
     "Trade",
+    "TradeDeckLine",
     "TradeEvent",
     "TradeFeedback",
     "TradeLine",

@@ -100,7 +100,8 @@ class Card(SQLModel, table=True):
     attributes: str = Field(default="", max_length=16)  # canonical characters, e.g. "光暗"
     # bit i = the game's i-th attribute; searched with bit operations, which no index serves
     attr_mask: int = 0
-    faction: str = Field(default="", max_length=64)  # 誅天 faction, KeyForge house
+    # 誅天 faction, KeyForge house (a multi-house card: its houses joined by |)
+    faction: str = Field(default="", max_length=64)
     cost_text: str = Field(default="", max_length=32)
     cost: dict[str, int] | None = Field(default=None, sa_column=Column(JSON))
     cost_total: int | None = None
@@ -211,6 +212,9 @@ class Printing(SQLModel, table=True):
     flavor: str = ""
     illustrator: str = Field(default="", max_length=120)
     image: str = Field(default="", max_length=500)
+    # the words of this printing where a later set changed the card's (KeyForge errata): the card
+    # page shows an older wording beside the card's text; empty for games without errata
+    printed_text: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
 
 
 class PrintingOrder(SQLModel, table=True):

@@ -95,6 +95,9 @@ class Registration(SQLModel, table=True):
     player_key: str = Field(max_length=64)  # folded name: one entry per name
     deck_text: str = ""
     deck_hash: str = Field(default="", max_length=64)  # SHA-256 of the canonical list
+    # the owned deck (catalog.models.decks) the player registered with: its identity is locked
+    # (the deck cannot be traded away) while the event is not finished (issue 30 §5)
+    owned_deck_id: int | None = Field(default=None, index=True)
     legal: bool | None = None  # None: no list yet
     verdict: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     first_round: int = 1  # late entry: missed rounds are losses

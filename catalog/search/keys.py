@@ -226,7 +226,7 @@ def attribute_term(term: Term, ctx: Context) -> Clause:
             houses = getattr(module, "houses", None)
             resolved = houses.resolve(term.value) if houses is not None else None
             if resolved:
-                parts.append(and_(ctx.cs.c.game_id == gid, ctx.cs.c.faction_key == fold(resolved)))
+                parts.append(and_(ctx.cs.c.game_id == gid, _any_house(ctx.cs.c.faction_key, fold(resolved))))
     if not parts:
         raise error(
             term,
@@ -245,7 +245,14 @@ def _faction(term: Term, ctx: Context) -> Clause | None:
             resolved = houses.resolve(term.value)
             if resolved:
                 value = fold(resolved)
-    return ctx.cs.c.faction_key == value if value else None
+    return _any_house(ctx.cs.c.faction_key, value) if value else None
+
+
+def _any_house(column: Any, value: str) -> Clause:
+    """``faction_key`` is ``value``, or a multi-house card's houses (``a|b|c``) include it."""
+    if "|" in value or "%" in value or "_" in value:
+        return column == value
+    return or_(column == value, column.like(f"{value}|%"), column.like(f"%|{value}"), column.like(f"%|{value}|%"))
 
 
 @key("f", "faction", "house", "派系", "阵营", "陣營", "职业", "職業", help_zh=N_("派系/阵营（熔钥秘境派系、誅天职业）"))

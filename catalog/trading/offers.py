@@ -144,6 +144,15 @@ def _write_lines(session: Session, trade: Trade, giver_id: int, lines: Sequence[
         )
 
 
+def _write_decks(session: Session, trade: Trade, sides: dict[int, Sequence[int]]) -> None:
+    """The whole decks each side gives in this version (catalog.decks.owned)."""
+    if any(sides.values()):
+        from catalog.decks.owned import write_deck_lines
+
+        for giver_id, owned_ids in sides.items():
+            write_deck_lines(session, trade, giver_id, owned_ids)
+
+
 def completed_count(session: Session, user_id: int) -> int:
     return int(
         session.scalar(
@@ -203,8 +212,11 @@ def propose(
     message: str | None = "",
     now: datetime,
     settings: TradeSettings = DEFAULT_SETTINGS,
+    give_decks: Sequence[int] = (),
+    get_decks: Sequence[int] = (),
 ) -> Trade:
     """Offer ``give`` (the proposer's copies) for ``get`` (the recipient's): a new trade, version 1.
+    ``give_decks`` / ``get_decks``: whole decks each side owns (issue 30: a deck is one unit).
 
     The proposer's copies are held from now on. Refused, with nothing written: trading with
     oneself, an unknown recipient, a bad mode or line, more than the open-offer limit of a new
@@ -218,10 +230,14 @@ def propose(
         raise TradeError(Message(f"未知的交易方式「{mode}」，可用：local、mail", "mode must be local or mail"))
     text = _check_message(message)
     give_lines, get_lines = merge_lines(give, side="give"), merge_lines(get, side="get")
-    if not give_lines and not get_lines:
+    if not give_lines and not get_lines and not give_decks and not get_decks:
         raise TradeError(Message("报价至少要有一张卡", "an offer needs at least one card"))
     check_printings(session, [*give_lines, *get_lines])
     lock_parties(session, proposer_id, recipient_id)
+    if give_decks or get_decks:
+        from catalog.decks.owned import check_decks_available
+
+        check_decks_available(session, sides={proposer_id: list(give_decks), recipient_id: list(get_decks)}, now=now)
     expire_due(session, user_ids=[proposer_id, recipient_id], now=now)
     _check_offer_limit(session, proposer_id, settings, now)
     check_available(
@@ -246,6 +262,7 @@ def propose(
     session.flush()
     _write_lines(session, trade, proposer_id, give_lines)
     _write_lines(session, trade, recipient_id, get_lines)
+    _write_decks(session, trade, {proposer_id: give_decks, recipient_id: get_decks})
     record(session, trade, actor_id=proposer_id, action="propose", now=now, note=text)
     session.flush()
     return trade
@@ -280,6 +297,8 @@ def counter(
     message: str | None = "",
     now: datetime,
     settings: TradeSettings = DEFAULT_SETTINGS,
+    give_decks: Sequence[int] = (),
+    get_decks: Sequence[int] = (),
 ) -> Trade:
     """A new version of an open offer, written by either party (``give`` = the caller's copies).
 
@@ -289,12 +308,17 @@ def counter(
     """
     text = _check_message(message)
     give_lines, get_lines = merge_lines(give, side="give"), merge_lines(get, side="get")
-    if not give_lines and not get_lines:
+    if not give_lines and not get_lines and not give_decks and not get_decks:
         raise TradeError(Message("报价至少要有一张卡", "an offer needs at least one card"))
     check_printings(session, [*give_lines, *get_lines])
     trade = locked_trade(session, trade_id=trade_id, user_id=user_id)
     check_open_offer(trade, version, now)
     other = other_party(trade, user_id)
+    if give_decks or get_decks:
+        from catalog.decks.owned import check_decks_available
+
+        sides = {user_id: list(give_decks), other: list(get_decks)}
+        check_decks_available(session, sides=sides, now=now, exclude_trade_id=trade_id)
     check_available(
         session,
         sides={user_id: give_lines, other: get_lines},
@@ -310,6 +334,7 @@ def counter(
     session.flush()
     _write_lines(session, trade, user_id, give_lines)
     _write_lines(session, trade, other, get_lines)
+    _write_decks(session, trade, {user_id: give_decks, other: get_decks})
     record(session, trade, actor_id=user_id, action="counter", now=now, note=text)
     session.flush()
     return trade

@@ -20,6 +20,7 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from catalog.collection.ledger import adjust
+from catalog.decks.owned import check_decks_available, deck_lines_of, move_decks
 from catalog.errors import Message
 from catalog.models import Trade
 from catalog.trading.errors import NeedsAttention
@@ -50,6 +51,7 @@ def _move_side(session: Session, trade: Trade, giver_id: int, receiver_id: int, 
     ref = str(trade.id)
     with deferred_flags(session, now=now):
         _move_lines(session, trade, giver_id, receiver_id, ref, now)
+    move_decks(session, trade, giver_id, receiver_id, now)
 
 
 def _move_lines(session: Session, trade: Trade, giver_id: int, receiver_id: int, ref: str, now: datetime) -> None:
@@ -120,6 +122,9 @@ def accept(*, session: Session, trade_id: int, user_id: int, version: int, now: 
         now=now,
         exclude_trade_id=trade_id,
     )
+    decks = {user_id: deck_lines_of(session, trade, user_id), other: deck_lines_of(session, trade, other)}
+    if any(decks.values()):  # whole decks (issue 30): still the givers', for trade, not locked by an event
+        check_decks_available(session, sides=decks, now=now, exclude_trade_id=trade_id)
     trade.status, trade.accepted_at, trade.updated_at = "accepted", now, now
     session.add(trade)
     record(session, trade, actor_id=user_id, action="accept", now=now)
@@ -134,6 +139,8 @@ def accept(*, session: Session, trade_id: int, user_id: int, version: int, now: 
         with deferred_flags(session, now=now):  # one ordered needs-attention pass for both sides
             _move_lines(session, trade, trade.proposer_id, trade.recipient_id, str(trade.id), now)
             _move_lines(session, trade, trade.recipient_id, trade.proposer_id, str(trade.id), now)
+        move_decks(session, trade, trade.proposer_id, trade.recipient_id, now)
+        move_decks(session, trade, trade.recipient_id, trade.proposer_id, now)
         record(session, trade, actor_id=user_id, action="complete", now=now)
         session.flush()
     return Outcome(trade)

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, func, or_, select
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from catalog.collection.tables import CARD, GAME, PRINTING, SET, USER
 from catalog.models import Card, CardSet, Game, Printing, Trade, TradeEvent
@@ -81,6 +81,8 @@ class TradeView:
     author: str
     lines: dict[int, list[LineView]]  # giver id → lines of the current version
     events: list[EventView] = field(default_factory=list)
+    # giver id → the whole decks they give in the current version: (owned deck id, deck name)
+    decks: dict[int, list[tuple[int, str]]] = field(default_factory=dict)
 
     @property
     def id(self) -> int:
@@ -95,12 +97,15 @@ class TradeView:
         mine = giver_id == t.proposer_id
         sent = t.proposer_sent_at if mine else t.recipient_sent_at
         received = t.proposer_received_at if mine else t.recipient_received_at
-        return {
+        side = {
             "user": self.party_name(giver_id),
             "gives": [line.to_json() for line in self.lines.get(giver_id, [])],
             "sent_at": sent.isoformat() if sent else None,
             "received_at": received.isoformat() if received else None,
         }
+        if self.decks.get(giver_id):  # whole decks (issue 30): an optional key, absent otherwise
+            side["gives_decks"] = [{"owned_deck": i, "name": n} for i, n in self.decks[giver_id]]
+        return side
 
     def to_json(self, *, events: bool = True) -> dict[str, Any]:
         t = self.trade
@@ -183,7 +188,24 @@ def trade_view(*, session: Session, trade_id: int, viewer_id: int, is_admin: boo
         EventView(e.action, e.status, e.version, names.get(e.actor_id) if e.actor_id else None, e.note, aware(e.at))
         for e in events
     ]
+    view.decks = _deck_views(session, trade)
     return view
+
+
+def _deck_views(session: Session, trade: Trade) -> dict[int, list[tuple[int, str]]]:
+    from catalog.models import DeckRecord, OwnedDeck, TradeDeckLine
+
+    rows = session.execute(
+        select(col(TradeDeckLine.giver_id), col(TradeDeckLine.owned_deck_id), col(DeckRecord.name))
+        .join(OwnedDeck, col(OwnedDeck.id) == col(TradeDeckLine.owned_deck_id))
+        .join(DeckRecord, col(DeckRecord.id) == col(OwnedDeck.deck_id))
+        .where(col(TradeDeckLine.trade_id) == trade.id, col(TradeDeckLine.version) == trade.version)
+        .order_by(col(TradeDeckLine.owned_deck_id))
+    )
+    found: dict[int, list[tuple[int, str]]] = {}
+    for giver_id, owned_id, name in rows:
+        found.setdefault(giver_id, []).append((owned_id, name))
+    return found
 
 
 def _view(trade: Trade, names: dict[int, str], lines: dict[int, list[LineView]], now: datetime) -> TradeView:

@@ -14,6 +14,7 @@ from typing import Any
 from flask import jsonify, request
 
 from catalog.accounts import UnknownUser, find_user
+from catalog.decks.owned import DeckUnavailable
 from catalog.errors import LunzangError
 from catalog.trading import (
     TradeConflict,
@@ -52,9 +53,20 @@ def trade_errors() -> Iterator[None]:
     except TradeConflict as error:
         discard_session()
         raise ApiError(409, error.code, error.message.zh, error.message.en) from error
+    except DeckUnavailable as error:
+        discard_session()
+        raise ApiError(409, error.code, error.message.zh, error.message.en) from error
     except LunzangError as error:
         discard_session()
         raise ApiError(400, error.code, error.message.zh, error.message.en) from error
+
+
+def _deck_ids(body: dict[str, Any], key: str) -> list[int]:
+    """Optional whole decks (issue 30): a list of owned deck ids."""
+    value = body.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        raise ApiError(400, "bad_request", f"{key} 应是卡组编号的列表", f"'{key}' must be a list of owned deck ids")
+    return list(value)
 
 
 def _body() -> dict[str, Any]:
@@ -119,6 +131,8 @@ def create_trade() -> Any:
             message=_text(body, "message"),
             now=utcnow(),
             settings=trade_settings(),
+            give_decks=_deck_ids(body, "give_decks"),
+            get_decks=_deck_ids(body, "get_decks"),
         )
     assert trade.id is not None
     return _view_json(trade.id, 201)
@@ -171,6 +185,8 @@ def counter_trade(trade_id: int) -> Any:
             message=_text(body, "message"),
             now=utcnow(),
             settings=trade_settings(),
+            give_decks=_deck_ids(body, "give_decks"),
+            get_decks=_deck_ids(body, "get_decks"),
         )
     return _view_json(trade_id)
 
@@ -314,6 +330,8 @@ SCHEMAS["TradeOffer"] = {
         "get": {"type": ["array", "null"], "items": {"$ref": "#/components/schemas/TradeLineIn"}},
         "mode": {"type": ["string", "null"], "enum": ["local", "mail", None], "default": "local"},
         "message": {"type": ["string", "null"], "maxLength": 1000},
+        "give_decks": {"type": "array", "items": {"type": "integer"}, "description": "自己整副交出的卡组编号"},
+        "get_decks": {"type": "array", "items": {"type": "integer"}, "description": "对方整副交出的卡组编号"},
     },
 }
 _ID = [{"name": "trade_id", "in": "path", "required": True, "schema": {"type": "integer"}}]
@@ -419,6 +437,8 @@ def _action_body(name: str, versioned: bool) -> dict[str, Any]:
         properties |= {
             "give": {"type": ["array", "null"], "items": {"$ref": "#/components/schemas/TradeLineIn"}},
             "get": {"type": ["array", "null"], "items": {"$ref": "#/components/schemas/TradeLineIn"}},
+            "give_decks": {"type": "array", "items": {"type": "integer"}},
+            "get_decks": {"type": "array", "items": {"type": "integer"}},
         }
     if name in ("counter", "decline", "cancel", "dispute"):
         properties["message"] = {"type": ["string", "null"], "maxLength": 1000}  # null: no message

@@ -8,6 +8,6 @@ bp = Blueprint("decks", __name__)
 def blueprint() -> Blueprint:
     """The blueprint with its pages, imported here when the app registers it (issue 17), not
     with the package: ``lunzang deck`` (:mod:`webapp.decks.cli`) needs none of them."""
-    from webapp.decks import routes, saved  # noqa: F401
+    from webapp.decks import owned, routes, saved  # noqa: F401
 
     return bp

@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 from flask.cli import with_appcontext
 from sqlmodel import Session
 
 from catalog import db as catalog_db
-from catalog.decks.check import DeckCheck, check_decklist
+from catalog.decks.check import DeckCheck, check_decklist, check_decklists
 from catalog.decks.lists import DecklistError
 from catalog.errors import LunzangError
 from catalog.games import GAMES
@@ -60,27 +61,40 @@ def deck_check(file: str, game: str | None, format_code: str | None, as_json: bo
         if catalog_db.is_empty(engine):
             sys.exit(_fail("数据库还没有卡牌数据：请先运行 lunzang init-db --with-sample 或 lunzang import"))
         with Session(engine) as session:
-            result = check_decklist(session=session, text=text, game=game, format_code=format_code)
+            results = check_decklists(session=session, text=text, game=game, format_code=format_code)
     except DecklistError as error:
         for problem in error.problems:
             click.echo(f"{file}:{problem.line}: {problem.message.zh}" if problem.line else problem.message.zh, err=True)
         sys.exit(2)
     except LunzangError as error:
         sys.exit(_fail(error.message.zh))
-    verdict = result.verdict
     if as_json:
-        click.echo(json.dumps(verdict.to_json(), ensure_ascii=False, indent=2))
-    else:
+        # one verdict for one deck; a file of several decks (keyteki's list) gives a list of them
+        if len(results) == 1:
+            click.echo(json.dumps(results[0].verdict.to_json(), ensure_ascii=False, indent=2))
+        else:
+            click.echo(json.dumps([_with_name(result) for result in results], ensure_ascii=False, indent=2))
+    for result in results if not as_json else ():
+        verdict = result.verdict
         counts = verdict.counts
         state = "合法" if verdict.legal else "不合法"
+        named = f"「{result.deck.name}」" if len(results) > 1 and result.deck.name else ""
         click.echo(
-            f"{state}：{result.pool.game} / {verdict.format}，"
+            f"{named}{state}：{result.pool.game} / {verdict.format}，"
             f"主卡组 {counts['main']} 张，额外卡组 {counts['extra']} 张，备牌 {counts['side']} 张"
         )
         for violation in verdict.violations:
             label = "错误" if violation.severity == "error" else "警告"
             click.echo(f"  {label} [{violation.code}] {violation.message}")
-    sys.exit(0 if verdict.legal else 1)
+    sys.exit(0 if all(result.verdict.legal for result in results) else 1)
+
+
+def _with_name(result: DeckCheck) -> dict[str, Any]:
+    """The verdict (DESIGN §5), plus the deck's name (which deck of the file it is)."""
+    verdict = result.verdict.to_json()
+    if result.deck.name:
+        verdict["deck"] = result.deck.name
+    return verdict
 
 
 def _checked(file: str, game: str | None, format_code: str | None) -> tuple[Session, DeckCheck]:
@@ -160,3 +174,28 @@ def deck_proxies(file: str, game: str | None, out: Path, no_basics: bool) -> Non
             raise click.exceptions.Exit(_fail(error.message.zh)) from error
     _write(out, data)
     click.echo(f"已写入 {out}：{copies} 张代理卡，{-(-copies // proxies.PER_PAGE)} 页 A4")
+
+
+@deck.command("known")
+@click.argument("file")
+@with_appcontext
+def deck_known(file: str) -> None:
+    """把文件中的卡组收入已知卡组目录（玩家可以从中挑选自己拥有的卡组）；重复导入不会重复收录。"""
+    from catalog.decks.owned import import_known_decks
+    from webapp.helpers import utcnow
+
+    text = _read(file)
+    engine = get_engine()
+    try:
+        with catalog_db.transaction(engine, write=True) as session:
+            records = import_known_decks(session=session, text=text, now=utcnow())
+            names = [record.name for record in records]
+    except DecklistError as error:
+        for problem in error.problems:
+            click.echo(f"{file}:{problem.line}: {problem.message.zh}" if problem.line else problem.message.zh, err=True)
+        sys.exit(2)
+    except LunzangError as error:
+        sys.exit(_fail(error.message.zh))
+    click.echo(f"已知卡组：{len(names)} 副")
+    for name in names:
+        click.echo(f"  {name}")

@@ -192,9 +192,14 @@ def create_command(
 @click.argument("player")
 @click.option("--deck", "deck_file", default=None, help="卡组文件（文本或 JSON，“-” 为标准输入）。")
 @click.option("--user", "username", default=None, help="选手的账号。")
+@click.option(
+    "--owned-deck", "owned_deck", type=int, default=None, help="选手自己拥有的一副卡组的编号（需 --user；锁定其身份）。"
+)
 @with_appcontext
 @friendly
-def register_command(event_id: int, player: str, deck_file: str | None, username: str | None) -> None:
+def register_command(
+    event_id: int, player: str, deck_file: str | None, username: str | None, owned_deck: int | None
+) -> None:
     """为选手报名（可附卡组：立即按赛事赛制检查）。"""
     text = _read_text(deck_file) if deck_file else None
     with _session() as session, session.begin():
@@ -202,7 +207,13 @@ def register_command(event_id: int, player: str, deck_file: str | None, username
         user_id = accounts.find_user(session=session, username=username).id if username else None
         try:
             entry = reg.register_player(
-                session=session, event=event, player_name=player, now=now(), user_id=user_id, deck_text=text
+                session=session,
+                event=event,
+                player_name=player,
+                now=now(),
+                user_id=user_id,
+                deck_text=text,
+                owned_deck_id=owned_deck,
             )
         except DecklistError as error:
             for problem in error.problems:

@@ -125,6 +125,7 @@ def event_page(event_id: int) -> Any:
         if current
         else None,
         saved_decks=list_decks(session=session, user_id=me.id) if me else [],
+        owned_decks=_owned_decks(session, event, me),
         manages=reg.can_manage(event, me),
         locked=reg.decks_locked(event, utcnow()),
         season=views.season_of(session=session, event=event),
@@ -238,15 +239,25 @@ def register(event_id: int) -> Any:
     event = load_event(event_id, lock=True)
     back = url_for("events.event_page", event_id=event_id)
     try:
-        text = _deck_text_from_form()
+        owned = request.form.get("owned_deck", "").strip()
+        text = "" if owned.isdigit() else _deck_text_from_form()
         entry = reg.register_player(
             session=session, event=event, player_name=current_user.username, now=utcnow(), user_id=current_user.id,
-            deck_text=text or None,
+            deck_text=text or None, owned_deck_id=int(owned) if owned.isdigit() else None,
         )  # fmt: skip
     except (LunzangError, DecklistError) as error:
         return failed(error, back)
     flash(_("报名成功") if entry.legal is not False else _("报名成功，但卡组不合法：请在截止前修改"))
     return redirect(back, code=303)
+
+
+def _owned_decks(session: Any, event: Any, me: Any) -> list[Any]:
+    """A signed-in player's own decks of the event's game that can be registered (issue 30)."""
+    if me is None or getattr(GAMES.get(event.game), "write_deck", None) is None:
+        return []
+    from catalog.decks.owned import my_decks
+
+    return [v for v in my_decks(session=session, user_id=me.id, now=utcnow()) if not v.locked and not v.held]
 
 
 def _deck_text_from_form() -> str:

@@ -296,9 +296,23 @@ def counter_post(trade_id: int) -> Any:
             message=request.form.get("message", ""),
             now=now,
             settings=trade_settings(),
+            **_kept_decks(s, trade_id),
         ),
         _("还价已发出"),
     )
+
+
+def _kept_decks(session: Any, trade_id: int) -> dict[str, list[int]]:
+    """The whole decks of the current version (issue 30): the card form does not edit them, so a
+    counter keeps them on both sides instead of dropping them."""
+    from catalog.decks.owned import deck_lines_of
+    from catalog.models import Trade
+
+    trade = session.get(Trade, trade_id)
+    if trade is None or _me() not in (trade.proposer_id, trade.recipient_id):
+        return {}
+    other = trade.recipient_id if _me() == trade.proposer_id else trade.proposer_id
+    return {"give_decks": deck_lines_of(session, trade, _me()), "get_decks": deck_lines_of(session, trade, other)}
 
 
 def _form_version() -> int:

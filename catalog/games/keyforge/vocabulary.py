@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from catalog.games.base import (
@@ -27,7 +28,24 @@ from catalog.games.base import (
     parse_list,
     written,
 )
+from catalog.games.keyforge.decks import ICON_WORDS, MARKERS, slugify
 from catalog.text import fold, normalize_width
+
+# Rules text as the sets write it: markup (``2<A>``), private-use glyphs (U+F360 the æmber
+# icon, U+F361 damage …), Unicode spaces (U+202F, U+00A0), byte-order marks, carriage returns
+# and line breaks differ between printings of the same words. The text we keep and compare is
+# the words: icons as their letter, any run of spaces as one space.
+_ICONS = {"\uf360": "A", "\uf361": "D"}
+_RE_MARKUP = re.compile(r"<([A-Za-z])>")
+_RE_SPACES = re.compile(r"[\s\u00a0\u2000-\u200b\u202f\u205f\u3000\ufeff]+")
+
+
+def normalise_text(text: str) -> str:
+    """The words of a rules text (see :data:`_ICONS`); case is kept."""
+    text = _RE_MARKUP.sub(lambda m: m[1].upper(), text)
+    text = "".join(_ICONS.get(ch, ch) for ch in text)
+    return _RE_SPACES.sub(" ", text).strip()
+
 
 ACTION, ARTIFACT, CREATURE, UPGRADE = "行动", "神器", "生物", "升级"
 
@@ -59,10 +77,30 @@ HOUSES = Vocabulary(
     }
 )
 
+
+@dataclass(frozen=True)
+class OpenRarityLadder(RarityLadder):
+    """The ladder plus the rarity words the data brought (``Evil Twin``, ``Token``, ``The Tide``
+    …): each is kept as the file writes it and ranks one step above the top of the ladder
+    (they are not steps of the random ladder; ``r>Special`` finds them all)."""
+
+    extra: tuple[str, ...] = ()
+
+    def resolve(self, word: str) -> str | None:
+        found = super().resolve(word)
+        if found is not None:
+            return found
+        key = fold(word)
+        return next((w for w in self.extra if fold(w) == key), None)
+
+    def rank(self, code: str) -> int:
+        return self.codes.index(code) if code in self.codes else len(self.codes)
+
+
 # Common < Uncommon < Rare < Special. The community data also writes "FIXED" (cards every
 # deck of a set gets) and "Variant" (alternative versions): both are outside the random
 # rarity ladder, so we file them under Special, the top step, and say so here.
-RARITY = RarityLadder(
+RARITY = OpenRarityLadder(
     ("Common", "Uncommon", "Rare", "Special"),
     synonyms={
         "普通": "Common",
@@ -90,18 +128,60 @@ KEYWORDS: tuple[Keyword, ...] = (
 )
 _KEYWORD_LOOKUP = {fold(w): k for k in KEYWORDS for w in k.words()}  # the words kw: accepts too
 _RE_KEYWORD = re.compile(r"^(?P<word>[^():：\d]+?)\s*(?:[(:：]\s*(?P<value>\d+)\s*\)?)?\s*(?P<bare>\d+)?$")
+# KeyForge's lists are open (issue 30): every set brings houses, keywords, card types and rarities
+# no earlier set had, and later sets must import without a code change. A word we have not seen
+# is accepted when it is a word: letters or digits (any script), single spaces, hyphens or
+# underscores between them, at most 40 characters. Anything else (markup, punctuation, a
+# spreadsheet error value) is refused.
+_RE_WORD = re.compile(r"^[^\W_](?:[^\W_]|[ _-](?=[^\W_]))*$")
+# What a spreadsheet writes in a cell whose formula failed; never a name (WC 339's zhhans name).
+SPREADSHEET_ERRORS = frozenset(
+    {"#N/A", "#REF!", "#VALUE!", "#NAME?", "#DIV/0!", "#NULL!", "#NUM!", "#SPILL!", "#CALC!", "#GETTING_DATA"}
+)
+# The file's card types that are not deck cards: token creatures come into play from a card's
+# ability, prophecies and archon powers sit beside the deck, The Tide is a shared marker card.
+NON_DECK_TYPES = frozenset({"token creature", "prophecy", "archon power", "the tide"})
+# The file's "house" of those cards is no house a deck picks (their own cards say so: prophecy,
+# archonpower, thetide); a deck never counts them among its three houses.
+NON_DECK_HOUSES = frozenset({"prophecy", "archonpower", "thetide"})
 
 
-def parse_keyword(raw: str, column: str = "keywords") -> dict[str, Any]:
-    """``突击(2)``, ``assault:2``, ``elusive`` → ``{kind, value, subject, label}``."""
+def well_formed(word: str) -> bool:
+    """Whether ``word`` can be a new vocabulary word (see :data:`_RE_WORD`)."""
+    return 0 < len(word) <= 40 and _RE_WORD.match(word) is not None
+
+
+def is_spreadsheet_error(value: str) -> bool:
+    """``#N/A``, ``#REF!`` … (any case, surrounding spaces ignored)."""
+    return value.strip().upper() in SPREADSHEET_ERRORS
+
+
+def new_keyword(word: str) -> Keyword:
+    """A keyword no glossary of ours names yet, known by the file's own word."""
+    return Keyword(word, word, word, "", has_value=False)
+
+
+def parse_keyword(raw: str, column: str = "keywords", lookup: Mapping[str, Keyword] | None = None) -> dict[str, Any]:
+    """``突击(2)``, ``assault:2``, ``elusive`` → ``{kind, value, subject, label, new}``.
+
+    A well-formed word no glossary names (``treachery``, ``splash-attack:3``) is a new keyword:
+    accepted, with or without its value, ``new`` true."""
     text = normalize_width(raw).strip()
     match = _RE_KEYWORD.match(text)
-    info = _KEYWORD_LOOKUP.get(fold(match["word"])) if match else None
+    info = (lookup or _KEYWORD_LOOKUP).get(fold(match["word"])) if match else None
+    value_text = (match["value"] or match["bare"]) if match else None
+    if info is None and match is not None and well_formed(match["word"].strip().lower()):
+        word = match["word"].strip().lower()
+        value = int(value_text) if value_text else None
+        label = f"{word}({value})" if value is not None else word
+        return {"kind": word, "value": value, "subject": None, "label": label, "new": True}
     if info is None or match is None:
         known = "、".join(k.zh + ("(X)" if k.has_value else "") for k in KEYWORDS)
         raise bad(column, f"无法识别的关键字「{raw}」，可用：{known}", f"unknown keyword '{raw}'")
-    value_text = match["value"] or match["bare"]
     value = int(value_text) if value_text else None
+    if info.explanation == "":  # a keyword an earlier import brought: its value is optional
+        label = f"{info.kind}({value})" if value is not None else info.kind
+        return {"kind": info.kind, "value": value, "subject": None, "label": label}
     if info.has_value and value is None:
         raise bad(column, f"关键字「{raw}」需要数值，如 {info.zh}(2)", f"keyword '{raw}' needs a value")
     if not info.has_value and value is not None:
@@ -119,10 +199,19 @@ class KeyForge(GameModule):
     houses = HOUSES  # searched with f:/house: and a:/c: (KeyForge has houses, not colours)
     # "每套牌组包含3个不同的派系" names no house: a catalogue may add its publisher's (manifest
     # [vocabulary] houses = { "蛮族" = ["manzu"] })
-    open_lists: ClassVar[Mapping[str, str]] = {"houses": "派系"}
+    open_lists: ClassVar[Mapping[str, str]] = {"houses": "派系", "types": "类型"}
+    # decklist markers and bonus icons (catalog.games.keyforge.decks)
+    line_markers = MARKERS
+    icon_words = ICON_WORDS
+    card_slug = staticmethod(slugify)
+    # the file's words for our fields, in messages (issue 30)
+    file_columns: ClassVar[Mapping[str, str]] = {"faction": "house", "attack": "power", "defense": "armor"}
+    # reprints may change a card's words: the newest set wins, older wordings stay on their
+    # printings (issue 30)
+    errata = True
     rarity = RARITY
     keywords = KEYWORDS
-    game_columns = ("house", "amber", "power", "armor", "traits", "keywords", "name_en")
+    game_columns = ("house", "amber", "power", "armor", "traits", "keywords", "name_en", "name_zhhant", "slug")
     # KeyForge says power and armour (searched as atk/def); the seed's own word is 力量值.
     field_labels: ClassVar[Mapping[str, str]] = {"faction": N_("派系"), "attack": N_("战斗力"), "defense": N_("护甲")}
     # "每套牌组包含3个不同的派系" — and the published decks hold 36 cards, 12 per house.
@@ -144,43 +233,124 @@ class KeyForge(GameModule):
             "traits": "|".join(card["traits"] or ()),
             "keywords": "|".join(k["label"] for k in card["keywords"] or ()),
             "name_en": card["name_en"] or "",
+            "name_zhhant": str((card["extra"] or {}).get("zhhant") or ""),
+            "slug": " ".join((card["extra"] or {}).get("ids") or ()),
         }
+
+    def with_vocabulary(self, vocabulary: Mapping[str, Any] | None) -> GameModule:
+        """Besides the open ``houses`` and ``types``: the keywords and rarities earlier imports
+        brought (``keywords``: their words; ``new_rarities``: theirs)."""
+        found = super().with_vocabulary(vocabulary)
+        if not vocabulary or found is self:
+            return found
+        assert isinstance(found, KeyForge)
+        words = [str(w) for w in vocabulary.get("keywords") or () if fold(str(w)) not in _KEYWORD_LOOKUP]
+        if words and not getattr(found, "_extended_keywords", False):
+            found.keywords = (*self.keywords, *(new_keyword(w) for w in words))
+            found._keyword_lookup = {**_KEYWORD_LOOKUP, **{fold(w): new_keyword(w) for w in words}}
+            found._extended_keywords = True
+        rarities = tuple(str(r) for r in vocabulary.get("new_rarities") or ())
+        if rarities and isinstance(found.rarity, OpenRarityLadder) and not found.rarity.extra:
+            found.rarity = replace(found.rarity, extra=rarities)
+        return found
+
+    _keyword_lookup: Mapping[str, Keyword] = _KEYWORD_LOOKUP
+    _extended_keywords = False
+
+    def new_word(self, vocabulary: str, word: str) -> str | None:
+        """KeyForge's lists are open: a well-formed word is a new word (issue 30). Houses,
+        types and keywords are stored in lower case as the community data writes them;
+        rarities as written (``Evil Twin``)."""
+        word = " ".join(word.split())
+        if vocabulary == "rarities":
+            return word if well_formed(word) and not is_spreadsheet_error(word) else None
+        word = word.lower()
+        return word if well_formed(word) else None
+
+    def plays_as_creature(self, card_type: str | None) -> bool:
+        """Creatures and the token creatures (anything the file calls a creature)."""
+        return card_type is not None and (card_type == CREATURE or "creature" in card_type)
 
     def parse_game_fields(
         self, row: Mapping[str, str], card_type: str | None, errors: list[FieldError]
     ) -> dict[str, Any]:
-        house_word = cell(row, "house")
-        house = self.houses.resolve(house_word) if house_word else None
-        if house is None:
-            errors.append(
-                bad(
-                    "house",
-                    f"未知的派系「{house_word}」，可用：{self.houses.describe()}"
-                    "（其他派系可在 manifest 的 [vocabulary] 中声明）",
-                    f"unknown house '{house_word}' (declare other houses in the manifest's [vocabulary])",
+        new_words: list[tuple[str, str]] = []
+        houses: list[str] = []
+        house_cell = cell(row, "house")
+        for house_word in [w.strip() for w in re.split(r"[|｜]", house_cell) if w.strip()] or [""]:
+            house = self.houses.resolve(house_word) if house_word else None
+            if house is None and house_word and (house := self.new_word("houses", house_word)) is not None:
+                new_words.append(("house", house))
+            if house is None:
+                errors.append(
+                    bad(
+                        "house",
+                        f"无法识别的派系「{house_word}」：派系应是一个词（字母或数字，可含单个空格或连字符）"
+                        f"，已知：{self.houses.describe()}",
+                        f"unreadable house '{house_word}': a house is a word (letters or digits, single spaces"
+                        " or hyphens between them)",
+                    )
                 )
-            )
+            elif house not in houses:
+                houses.append(house)
         power = collect(errors, parse_int, row, "power", low=0)
         armor = collect(errors, parse_int, row, "armor", low=0)
-        if card_type not in (CREATURE, None):
+        if card_type is not None and not self.plays_as_creature(card_type):
             # The community data writes power 0 for every non-creature: read that as "none".
             for column, value in (("power", power), ("armor", armor)):
                 if value:
-                    errors.append(bad(column, "只有生物有战斗力/护甲", "only creatures have power/armor"))
+                    errors.append(bad(column, "只有生物有力量/护甲", "only creatures have power/armor"))
             power = armor = None
+        elif card_type is not None:
+            # one printing writes armor null, its reprint 0: a creature without armor has 0
+            power, armor = power or 0, armor or 0
         keywords = []
         for raw in parse_list(row, "keywords"):
-            parsed = collect(errors, parse_keyword, raw)
+            parsed = collect(errors, parse_keyword, raw, "keywords", self._keyword_lookup)
             if parsed is not None:
+                if parsed.pop("new", False):
+                    new_words.append(("keywords", parsed["kind"]))
                 keywords.append(parsed)
         amber = collect(errors, parse_int, row, "amber", low=0) or 0
-        return {
-            "faction": house or "",
+        # traits are a set: reprints list them in another order, or with a stray space ("elf ")
+        traits = sorted({" ".join(t.split()) for t in parse_list(row, "traits")}, key=fold)
+        text = normalise_text(cell(row, "text"))
+        extra: dict[str, Any] = {"amber": amber}
+        zhhant = cell(row, "name_zhhant")
+        if zhhant:
+            extra["zhhant"] = zhhant
+        ids = sorted(set(cell(row, "slug").split()))
+        if ids:
+            extra["ids"] = ids  # keyteki's card ids: its decks name cards by them
+        houses.sort(key=fold)  # one order whatever order the sets came in
+        if len("|".join(houses)) > 64:
+            errors.append(bad("house", "派系太多：合计不能超过 64 个字符", "too many houses: 64 characters at most"))
+        fields: dict[str, Any] = {
+            "faction": "|".join(houses),
             # KeyForge power/armor are searched as atk/def (DESIGN §6 keys).
             "attack": power,
             "defense": armor,
-            "traits": parse_list(row, "traits"),
+            "traits": traits,
             "keywords": keywords,
+            "text": text,
+            "printed_text": text,
             "name_en": cell(row, "name_en"),
-            "extra": {"amber": amber},
+            "extra": extra,
+            "new_words": new_words,
         }
+        refused = cell(row, "name_refused")
+        if refused:
+            fields["notes"] = [("name", refused)]
+        return fields
+
+    def errata_key(self, card: Mapping[str, Any]) -> tuple[Any, ...]:
+        """What a reprint may change as an erratum (the newest set's wording wins): the card's
+        words and numbers, not its identity (name, type)."""
+        return (
+            card["text"],
+            tuple(k["label"] for k in card["keywords"]),
+            tuple(card["traits"]),
+            card["attack"],
+            card["defense"],
+            (card.get("extra") or {}).get("amber"),
+        )

@@ -1,7 +1,7 @@
 """import_mapping: a user's column mapping for a collection file header no preset knows (issue 31 §3)
 
 Revision ID: 0027
-Revises: 0025
+Revises: 0026
 Create Date: 2026-12-03 02:40:00
 """
 
@@ -11,7 +11,7 @@ import sqlmodel
 
 
 revision = '0027'
-down_revision = '0025'
+down_revision = '0026'
 branch_labels = None
 depends_on = None
 
