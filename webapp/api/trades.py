@@ -16,6 +16,7 @@ from flask import jsonify, request
 from catalog.accounts import UnknownUser, find_user
 from catalog.decks.owned import DeckUnavailable
 from catalog.errors import LunzangError
+from catalog.numbers import INT32
 from catalog.trading import (
     TradeConflict,
     TradeNotFound,
@@ -64,7 +65,9 @@ def trade_errors() -> Iterator[None]:
 def _deck_ids(body: dict[str, Any], key: str) -> list[int]:
     """Optional whole decks (issue 30): a list of owned deck ids."""
     value = body.get(key) or []
-    if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+    if not isinstance(value, list) or not all(
+        isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= INT32 for v in value
+    ):
         raise ApiError(400, "bad_request", f"{key} 应是卡组编号的列表", f"'{key}' must be a list of owned deck ids")
     return list(value)
 
@@ -330,8 +333,8 @@ SCHEMAS["TradeOffer"] = {
         "get": {"type": ["array", "null"], "items": {"$ref": "#/components/schemas/TradeLineIn"}},
         "mode": {"type": ["string", "null"], "enum": ["local", "mail", None], "default": "local"},
         "message": {"type": ["string", "null"], "maxLength": 1000},
-        "give_decks": {"type": "array", "items": {"type": "integer"}, "description": "自己整副交出的卡组编号"},
-        "get_decks": {"type": "array", "items": {"type": "integer"}, "description": "对方整副交出的卡组编号"},
+        "give_decks": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": INT32}, "description": "自己整副交出的卡组编号"},
+        "get_decks": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": INT32}, "description": "对方整副交出的卡组编号"},
     },
 }
 _ID = [{"name": "trade_id", "in": "path", "required": True, "schema": {"type": "integer"}}]
@@ -437,8 +440,8 @@ def _action_body(name: str, versioned: bool) -> dict[str, Any]:
         properties |= {
             "give": {"type": ["array", "null"], "items": {"$ref": "#/components/schemas/TradeLineIn"}},
             "get": {"type": ["array", "null"], "items": {"$ref": "#/components/schemas/TradeLineIn"}},
-            "give_decks": {"type": "array", "items": {"type": "integer"}},
-            "get_decks": {"type": "array", "items": {"type": "integer"}},
+            "give_decks": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": INT32}},
+            "get_decks": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": INT32}},
         }
     if name in ("counter", "decline", "cancel", "dispute"):
         properties["message"] = {"type": ["string", "null"], "maxLength": 1000}  # null: no message
