@@ -329,6 +329,7 @@ def parse_count(text: str, default: int) -> int | None:
 
 _GRADE_MEMO: dict[tuple[int, str, str, str], tuple[str, str, str]] = {}
 _NO_WORDS: dict[str, dict[str, str]] = {}
+_PRESET_WORDS = frozenset(id(p.values) for p in TOOL_PRESETS)  # module constants: their ids are stable
 
 
 def _grade(kind: str, text: str, values: dict[str, dict[str, str]]) -> str | None:
@@ -352,7 +353,7 @@ def row_grades(
     values = values or _NO_WORDS
     cells = (row.cells.get("condition", ""), row.cells.get("language", ""), row.cells.get("finish", ""))
     # memoised per preset (its words are module constants, so the id is stable)
-    memo_key = (id(values) if any(values is p.values for p in TOOL_PRESETS) else 0, *cells)
+    memo_key = (id(values) if id(values) in _PRESET_WORDS else 0, *cells)
     known = _GRADE_MEMO.get(memo_key)
     if known is not None:
         return known
