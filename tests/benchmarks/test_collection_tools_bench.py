@@ -7,7 +7,8 @@ user (mode add, for real) and timed, with the peak growth of the process's resid
 while it runs, and the CPU time (on a shared machine the wall clock waits for the other
 processes: both are printed, with the load average). Targets: a preset file ≤ 10 s, the XLSX
 ≤ 20 s with memory bounded (read-only openpyxl streams the sheet: the peak stays near the CSV's).
-A file over the 10 MB limit is reported as such and not imported. SQLite (PostgreSQL is covered by the collection benchmark).
+A file over the 10 MB limit is reported as such and not imported. SQLite (PostgreSQL is
+covered by the collection benchmark).
 """
 
 from __future__ import annotations
