@@ -112,6 +112,8 @@ class PrintingIndex:
             self.by_set_name.setdefault(fold(name), []).append(info)
         self.numbers: dict[tuple[int, str], PrintingInfo] = {}
         self.by_tail: dict[tuple[int, str], list[PrintingInfo]] = {}
+        self._tails: set[int] = set()  # sets whose by_tail is built
+        self.numbers_of_set: dict[int, list[PrintingInfo]] = {}
         self.in_set_by_name: dict[tuple[int, str], list[PrintingInfo]] = {}
         self.by_card_name: dict[str, list[PrintingInfo]] = {}
         self._loaded_sets: set[int] = set()
@@ -134,6 +136,8 @@ class PrintingIndex:
 
     def load_sets(self, set_ids: Iterable[int]) -> None:
         """Load the printings of these sets (one query; sets already loaded are skipped)."""
+        if isinstance(set_ids, list) and len(set_ids) == 1 and set_ids[0] in self._loaded_sets:
+            return  # the common case: every row of a file asks for its set again
         wanted = [i for i in set(set_ids) if i not in self._loaded_sets]
         if not wanted:
             return
@@ -174,7 +178,7 @@ class PrintingIndex:
                             hits.append(info)
                 continue
             self.numbers[(set_id, number_key)] = info
-            self.by_tail.setdefault((set_id, number_tail(number)), []).append(info)
+            self.numbers_of_set.setdefault(set_id, []).append(info)
             self.in_set_by_name.setdefault((set_id, name_key), []).append(info)
             for key in others:
                 self.in_set_by_name.setdefault((set_id, key), []).append(info)
@@ -194,10 +198,17 @@ class PrintingIndex:
         """The printing of ``card_set`` a written number means: as written, with the set's prefix,
         or by its tail when one printing has it (``1`` = ``001`` = ``M4-001``; loads the set)."""
         self.load_sets([card_set.id])
-        for key in number_candidates(card_set.code, number):
+        found = self.numbers.get((card_set.id, fold(number)))  # as written: most rows, at once
+        if found is not None:
+            return found
+        for key in number_candidates(card_set.code, number)[1:]:
             found = self.numbers.get((card_set.id, key))
             if found is not None:
                 return found
+        if card_set.id not in self._tails:  # the tails of a set, once, when a number first needs them
+            self._tails.add(card_set.id)
+            for info in self.numbers_of_set.get(card_set.id, []):
+                self.by_tail.setdefault((card_set.id, number_tail(info.number)), []).append(info)
         hits = self.by_tail.get((card_set.id, number_tail(number)), [])
         return hits[0] if len(hits) == 1 else None
 

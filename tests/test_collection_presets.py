@@ -337,3 +337,55 @@ def test_a_refused_tool_file_changes_nothing(sample_catalogue: Engine, alice: in
         _import(sample_catalogue, alice, MANABOX.replace("near_mint,en", "shiny,en", 1))
     with Session(sample_catalogue) as session:
         assert snapshot(session, alice) == before
+
+
+def _excel_style_xlsx() -> bytes:
+    """A workbook as Excel writes it: texts in the shared string table, a rich-text inline string,
+    a number, an empty cell skipped (openpyxl itself writes inline strings only)."""
+    import zipfile
+
+    base = _xlsx([["x"]])
+    main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+    shared = ["Card Name", "Set Code", "Card Number", "Quantity", "Trade Quantity", "SMP", "山岳拳王"]
+    table = "".join(f"<si><t>{s}</t></si>" for s in shared)
+    strings = f'<sst xmlns="{main}" count="{len(shared)}" uniqueCount="{len(shared)}">{table}</sst>'
+    rich = "<is><r><t>锅盖</t></r><r><rPr><b/></rPr><t>哥布林</t></r></is>"
+    sheet = (
+        f'<worksheet xmlns="{main}"><sheetData>'
+        '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c><c r="C1" t="s"><v>2</v></c>'
+        '<c r="D1" t="s"><v>3</v></c><c r="E1" t="s"><v>4</v></c></row>'
+        '<row r="2"><c r="A2" t="s"><v>6</v></c><c r="B2" t="s"><v>5</v></c><c r="C2"><v>1</v></c>'
+        '<c r="D2"><v>3</v></c><c r="E2"><v>1</v></c></row>'
+        f'<row r="4"><c r="A4" t="inlineStr">{rich}</c><c r="B4" t="s"><v>5</v></c><c r="C4"><v>2</v></c>'
+        '<c r="D4"><v>2</v></c></row>'
+        "</sheetData></worksheet>"
+    )
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(base)) as source, zipfile.ZipFile(out, "w") as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "xl/worksheets/sheet1.xml":
+                data = sheet.encode()
+            elif item.filename == "[Content_Types].xml":
+                data = data.replace(
+                    b"</Types>",
+                    b'<Override PartName="/xl/sharedStrings.xml" ContentType="application/'
+                    b'vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/></Types>',
+                )
+            elif item.filename == "xl/_rels/workbook.xml.rels":
+                data = data.replace(
+                    b"</Relationships>",
+                    b'<Relationship Id="rIdS" Type="http://schemas.openxmlformats.org/officeDocument/2006/'
+                    b'relationships/sharedStrings" Target="sharedStrings.xml"/></Relationships>',
+                )
+            target.writestr(item, data)
+        target.writestr("xl/sharedStrings.xml", strings)
+    return out.getvalue()
+
+
+def test_an_excel_workbook_with_shared_and_rich_strings_imports(sample_catalogue: Engine, alice: int) -> None:
+    report = _import(sample_catalogue, alice, _excel_style_xlsx())
+    assert report.source["kind"] == "xlsx" and report.rows == 2
+    with Session(sample_catalogue) as session:
+        assert owned(session, alice, printing_id(session, "SMP", "SMP-001")) == (3, 1)
+        assert owned(session, alice, printing_id(session, "SMP", "SMP-002")) == (2, 0)

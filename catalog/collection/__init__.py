@@ -6,7 +6,9 @@ through it. The modules, split along the domain:
 - ``grades``: condition / language / finish vocabularies and their aliases;
 - ``items``: one item by set + number (what the API calls);
 - ``ledger``: ``adjust`` (one item), bulk changes, booster openings, ``check_ledger``;
-- ``csvio`` / ``imports``: reading, importing, undoing and exporting CSV files;
+- ``presets`` / ``sheets`` / ``csvio`` / ``imports``: reading files from every tool (CSV, XLSX),
+  importing and undoing them; ``mappings``: remembered column mappings; ``exports``: files for
+  the same tools;
 - ``wants``: want list, have list, the keep-N rule;
 - ``views``: totals, set completion, the item list, history.
 
@@ -14,7 +16,8 @@ Saved decks live with the other deck code, in :mod:`catalog.decks.saved`; findin
 set + number / name is :mod:`catalog.lookup`.
 """
 
-from catalog.collection.csvio import CollectionFileError, CsvProblem, export_collection
+from catalog.collection.csvio import CollectionFileError, CsvProblem
+from catalog.collection.exports import export_collection, export_xlsx
 from catalog.collection.grades import BadGrade, ItemGrade
 from catalog.collection.imports import CollectionImportReport, import_collection, undo_import
 from catalog.collection.items import ItemResult, change_for_trade, change_item
@@ -45,6 +48,7 @@ __all__ = [
     "change_item",
     "check_ledger",
     "export_collection",
+    "export_xlsx",
     "import_collection",
     "set_for_trade",
     "set_note",

@@ -8,22 +8,15 @@ has been read and checked.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
-from sqlmodel import Session
-
 from catalog.collection import sheets
-from catalog.collection.grades import CONDITIONS, grade_key, parse_grade, split_finish, unknown_grade_message
+from catalog.collection.grades import grade_key, parse_grade, split_finish, unknown_grade_message
 from catalog.collection.presets import FIELDS, IGNORE, OURS, Preset, detect, header_key
 from catalog.collection.presets import PRESETS as TOOL_PRESETS
-from catalog.collection.tables import CARD, GAME, ITEM, PRINTING, SET
 from catalog.errors import LunzangError, Message
-from catalog.models import Card, CardSet, Game, Printing
 from catalog.text import fold
 
 MAX_BYTES = sheets.MAX_BYTES  # re-exported: the web, the API and the CLI read files up to it
@@ -33,7 +26,7 @@ OUR_COLUMNS = ("set", "number", "name", "quantity", "condition", "language", "fi
 # Deckbox's own export writes "Tradelist Count" right after "Count": we do too, and read it back,
 # so a round trip through Deckbox keeps every quantity for trade.
 DECKBOX_COLUMNS = ("Count", "Tradelist Count", "Name", "Edition", "Card Number", "Condition", "Language", "Foil")
-PRESETS = ("lunzang", "deckbox")  # export presets
+PRESETS = ("lunzang", "deckbox", "manabox", "moxfield")  # the CSV exports (catalog.collection.exports)
 
 DECKBOX_CONDITION = {
     "NM": "Near Mint",
@@ -336,6 +329,7 @@ def parse_count(text: str, default: int) -> int | None:
 
 _GRADE_MEMO: dict[tuple[int, str, str, str], tuple[str, str, str]] = {}
 _NO_WORDS: dict[str, dict[str, str]] = {}
+_PRESET_WORDS = frozenset(id(p.values) for p in TOOL_PRESETS)  # module constants: their ids are stable
 
 
 def _grade(kind: str, text: str, values: dict[str, dict[str, str]]) -> str | None:
@@ -359,7 +353,7 @@ def row_grades(
     values = values or _NO_WORDS
     cells = (row.cells.get("condition", ""), row.cells.get("language", ""), row.cells.get("finish", ""))
     # memoised per preset (its words are module constants, so the id is stable)
-    memo_key = (id(values) if any(values is p.values for p in TOOL_PRESETS) else 0, *cells)
+    memo_key = (id(values) if id(values) in _PRESET_WORDS else 0, *cells)
     known = _GRADE_MEMO.get(memo_key)
     if known is not None:
         return known
@@ -384,80 +378,3 @@ def row_grades(
     if len(_GRADE_MEMO) < 4096 and (memo_key[0] or values is _NO_WORDS):  # every valid spelling people use: small
         _GRADE_MEMO[memo_key] = (a, b, c)
     return a, b, c
-
-
-# ---------------------------------------------------------------------------- export
-
-
-def export_collection(*, session: Session, user_id: int, preset: str = "lunzang") -> str:
-    """The user's collection as CSV text in our columns or Deckbox's (items with quantity > 0).
-
-    Importing it again in ``replace`` mode changes nothing, in either preset (Deckbox's
-    ``Tradelist Count`` carries the quantity for trade). When a set code of the collection
-    exists in several games, our preset adds a ``game`` column so the file stays unambiguous.
-    """
-    if preset not in PRESETS:
-        raise LunzangError(
-            Message(
-                f"未知的导出格式「{preset}」，可用：{'、'.join(PRESETS)}",
-                f"unknown export preset '{preset}'; known: {', '.join(PRESETS)}",
-            )
-        )
-    query = (
-        select(
-            GAME.slug,
-            SET.code,
-            SET.name,
-            PRINTING.number,
-            CARD.name,
-            ITEM.quantity,
-            ITEM.condition,
-            ITEM.language,
-            ITEM.finish,
-            ITEM.for_trade,
-        )
-        .join(Printing, PRINTING.id == ITEM.printing_id)
-        .join(CardSet, SET.id == PRINTING.set_id)
-        .join(Game, GAME.id == SET.game_id)
-        .join(Card, CARD.id == PRINTING.card_id)
-        .where(ITEM.user_id == user_id, ITEM.quantity > 0)
-        .order_by(
-            GAME.slug,
-            SET.position,
-            SET.code,
-            PRINTING.number,
-            ITEM.condition,
-            ITEM.language,
-            ITEM.finish,
-        )
-    )
-    rows = list(session.execute(query).all())
-    codes: dict[str, set[str]] = {}
-    for code_key, game in session.execute(select(SET.code_key, GAME.slug).join(Game, GAME.id == SET.game_id)):
-        codes.setdefault(code_key, set()).add(game)
-    need_game = any(len(codes.get(fold(r[1]), ())) > 1 for r in rows)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    order = {c: i for i, c in enumerate(CONDITIONS)}
-    rows.sort(key=lambda r: (r[0], r[1], r[3], order[r[6]], r[7], r[8]))
-    if preset == "deckbox":
-        writer.writerow(DECKBOX_COLUMNS)
-        for _game, _code, set_name, number, name, qty, cond, lang, finish, for_trade in rows:
-            writer.writerow(
-                [
-                    qty,
-                    for_trade,
-                    safe_cell(name),
-                    safe_cell(set_name),
-                    safe_cell(number),
-                    DECKBOX_CONDITION[cond],
-                    DECKBOX_LANGUAGE[lang],
-                    "foil" if finish == "闪" else "",
-                ]
-            )
-        return out.getvalue()
-    writer.writerow([*OUR_COLUMNS, "game"] if need_game else OUR_COLUMNS)
-    for game, code, _set_name, number, name, qty, cond, lang, finish, for_trade in rows:
-        cells = [safe_cell(code), safe_cell(number), safe_cell(name), qty, cond, lang, finish, for_trade]
-        writer.writerow([*cells, game] if need_game else cells)
-    return out.getvalue()

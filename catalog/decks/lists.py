@@ -27,11 +27,48 @@ from catalog.text import fold
 # every game's line markers and bonus-icon words (KeyForge's: catalog.games.keyforge.decks)
 MARKER_WORDS = {fold(word): marker for game in GAMES.values() for word, marker in game.line_markers.items()}
 ICON_WORDS = {fold(word): icon for game in GAMES.values() for word, icon in game.icon_words.items()}
+# Section headers, with or without a colon, in both languages and as other tools write them
+# (MTG Arena: Deck / Sideboard / Commander / Companion; .ydk: #main / #extra / !side). Each
+# maps to one of our sections: a commander is part of the deck, a companion waits outside it.
 SECTION_WORDS = {
-    **{fold(w): "main" for w in ("主卡组", "主牌组", "卡组", "主卡組", "主牌組", "卡組", "Main", "Deck", "Maindeck")},
+    **{
+        fold(w): "main"
+        for w in ("主卡组", "主牌组", "卡组", "主卡組", "主牌組", "卡組", "Main", "Deck", "Maindeck", "Main deck")
+    },
+    **{fold(w): "main" for w in ("Commander", "Commanders", "指挥官", "指揮官")},
     **{fold(w): "extra" for w in ("额外卡组", "額外卡組", "额外", "Extra", "Extra deck")},
-    **{fold(w): "side" for w in ("备牌", "備牌", "Side", "Sideboard", "Side deck")},
+    **{fold(w): "side" for w in ("备牌", "備牌", "Side", "Sideboard", "Side deck", "Side board", "Companion")},
 }
+YDK_SECTIONS = {"#main": "main", "#extra": "extra", "!side": "side"}
+# Headers other tools write that are not sections of ours: a line like these (or any "Word (12)")
+# is reported as a header we do not know, never looked up as a card.
+FOREIGN_HEADERS = frozenset(
+    fold(w)
+    for w in (
+        "Maybeboard",
+        "Maybe",
+        "Considering",
+        "Tokens",
+        "Token",
+        "Creatures",
+        "Creature",
+        "Lands",
+        "Land",
+        "Instants",
+        "Sorceries",
+        "Artifacts",
+        "Enchantments",
+        "Planeswalkers",
+        "Spells",
+        "Battles",
+        "Attractions",
+        "Stickers",
+        "Other",
+        "候选",
+        "备选",
+    )
+)
+ABOUT = fold("About")  # MTG Arena: "About" then "Name …" lines are the deck's metadata
 # metadata keys (folded) → the canonical key we keep; unknown keys are kept as written
 META_KEYS = {
     **{fold(w): "name" for w in ("name", "名称", "名稱", "卡组名", "牌组名", "deck")},
@@ -70,6 +107,10 @@ _COUNT_FIRST = re.compile(r"^(?P<count>\d+)(?:[xX×*](?![A-Za-z])\s*|\s+[xX×*]\
 _COUNT_LAST = re.compile(r"^(?P<body>\S.*?)\s+[xX×*]\s*(?P<count>\d+)$")
 _SET_SUFFIX = re.compile(r"^(?P<name>.*?)\s*\((?P<set>[^()]+)\)(?:\s+(?P<number>\S+))?$")
 _META = re.compile(r"^(?P<key>[^\s:()][^:()]{0,23}?)\s*:\s*(?P<value>\S.*)$")
+_COUNT_PREFIXED = re.compile(r"^[xX×*]\s*(?P<count>\d+)\s+(?P<body>\S.*)$")  # "x3 名称", "×3 名称"
+_BULLET = re.compile(r"^(?:[•·▪●◦‣∙・]\s*|[-–—*]\s+)")  # "• 3 名称", "- 3 名称", "1 • 名称"
+_HEADER_COUNT = re.compile(r"\s*[(（\[]\s*\d+\s*[)）\]]$")  # "Sideboard (15)", "主卡组（50）"
+_WORDS_ONLY = re.compile(r"^[^\W\d_]+(?:[ '’-][^\W\d_]+){0,3}$")
 _COMMENT = re.compile(r"(^|\s)#.*$")
 # markers at the end of a card line (DESIGN §4 extended for KeyForge): [maverick] [legacy]
 # [anomaly] [enhanced: draw, capture] (Chinese: [变节] [传承] [异常] [强化: 抽牌])
@@ -216,46 +257,88 @@ def _section_word(word: str) -> str | None:
     return SECTION_WORDS.get(fold(word))
 
 
+def _header_of(line: str) -> tuple[str | None, str | None]:
+    """(section, None) when ``line`` is a section header (with or without a colon, a count in
+    brackets allowed: ``Sideboard (15)``); (None, word) when it only looks like one (a word
+    ending in ':' or a count in brackets, or another tool's header such as ``Maybeboard``);
+    (None, None) for anything else."""
+    word = line[:-1].strip() if line.endswith(":") and ":" not in line[:-1] else line
+    bracketed = _HEADER_COUNT.search(word)
+    if bracketed:
+        word = word[: bracketed.start()].strip()
+    found = _section_word(word)
+    if found is not None:
+        return found, None
+    foreign = fold(word) in FOREIGN_HEADERS
+    if word and (foreign or (word != line and (line.endswith(":") or _WORDS_ONLY.match(word)))):
+        return None, word
+    return None, None
+
+
+def _unknown_section(number: int, word: str) -> LineProblem:
+    return LineProblem(
+        number,
+        Message(
+            f"未知的分区「{word}」：这一行看起来是分区标题，不当作卡牌；"
+            "可用 主卡组、额外卡组、备牌（或 Deck、Extra、Sideboard）",
+            f"unknown section '{word}': this line looks like a section header, not a card; use Main, Extra or Side "
+            "(主卡组, 额外卡组, 备牌)",
+        ),
+    )
+
+
 def parse_text(text: str, *, houses: bool = False) -> DeckList:
+    """A text decklist (DESIGN §4, and the forms other tools write: MTG Arena, MTGO, bullets,
+    ``.ydk``; documented on the site's help and in the README)."""
     deck = DeckList()
     problems: list[LineProblem] = []
     section = "main"
-    house: str | None = None
+    headers = False  # any section header seen: then a blank line means nothing
+    about = False  # inside MTG Arena's "About" block: "Name …" lines are metadata
+    group, after_card = 0, False  # blank-separated groups of card lines (MTGO: the last is the side)
+    groups: list[int] = []
+    house: str | None = None  # under a heading per house (KeyForge)
     unknown_headings: list[LineProblem] = []
     for number, original in enumerate(text.splitlines(), start=1):
-        line = unicodedata.normalize("NFKC", original)
+        line = unicodedata.normalize("NFKC", original).strip()
+        ydk = YDK_SECTIONS.get(line.lower())
+        if ydk is not None:
+            section, house, headers, about = ydk, None, True, False
+            continue
         if "#" in line:
-            line = _COMMENT.sub("", line)
-        line = line.strip()
+            line = _COMMENT.sub("", line).strip()
         if not line:
+            about = False
+            if after_card:
+                group, after_card = group + 1, False
             continue
-        if line.endswith(":") and ":" not in line[:-1]:
-            word = line[:-1].strip()
-            found = _section_word(word)
-            if found is None and word:
-                # a heading per house (KeyForge), when the deck is of a game with houses: known
-                # from the caller, a houses: line or a game: line (checked at the end)
-                section, house = "main", word
-                unknown_headings.append(
-                    LineProblem(
-                        number,
-                        Message(
-                            f"未知的分区「{word}」，可用：主卡组、额外卡组、备牌",
-                            f"unknown section '{word}'; use Main, Extra or Side",
-                        ),
-                    )
-                )
-            elif found is None:
-                problems.append(LineProblem(number, Message("分区名为空", "the section name is empty")))
-            else:
-                section, house = found, None
+        if fold(line) == ABOUT:
+            about = True
             continue
-        count_match = _COUNT_FIRST.match(line) or _COUNT_LAST.match(line)
+        if about and not _COUNT_FIRST.match(line):
+            key, _space, value = line.partition(" ")
+            if ":" not in key and value.strip():
+                deck.metadata[META_KEYS.get(fold(key), key)] = value.strip()
+                continue
+        line = _BULLET.sub("", line)
+        count_match = _COUNT_FIRST.match(line) or _COUNT_PREFIXED.match(line) or _COUNT_LAST.match(line)
+        if count_match is None:
+            found, looks_like = _header_of(line)
+            if found is not None:
+                section, house, headers, about = found, None, True, False
+                continue
+            if looks_like is not None:
+                # a heading per house (KeyForge) when the deck is of a game with houses: known from
+                # the caller, a houses: line or a game: line (checked at the end); else a problem
+                section, house, headers, about = "main", looks_like, True, False
+                unknown_headings.append(_unknown_section(number, looks_like))
+                continue
         if count_match is None and ":" in line and (meta := _META.match(line)):
             key = META_KEYS.get(fold(meta["key"]), meta["key"].strip())
             deck.metadata[key] = meta["value"].strip()
             continue
         count, body = (int(count_match["count"]), count_match["body"].strip()) if count_match else (1, line)
+        body = _BULLET.sub("", body)
         markers: dict[str, str] = {}
         while "[" in body and (marker := _MARKER.search(body)):
             marked = MARKER_WORDS.get(fold(marker["word"].strip()))
@@ -302,12 +385,20 @@ def parse_text(text: str, *, houses: bool = False) -> DeckList:
                 enhancements=_icons(markers.get("enhanced", "")),
             )
         )
+        groups.append(group)
+        after_card = True
         if len(deck.lines) > MAX_LINES:
             raise _too_long()
     if unknown_headings and not (houses or "houses" in deck.metadata or _has_houses(deck.metadata.get("game"))):
         problems = sorted([*problems, *unknown_headings], key=lambda p: p.line)
     if problems:
         raise DecklistError(problems)
+    if not headers and groups and len(set(groups)) == 2:
+        # MTGO: the main deck, a blank line, the sideboard (and no header anywhere)
+        last = groups[-1]
+        for line_, in_group in zip(deck.lines, groups, strict=True):
+            if in_group == last:
+                line_.section = "side"
     return deck
 
 
@@ -765,8 +856,9 @@ def add_card(text: str, name: str, count: int = 1, section: str = "main") -> str
     last_of: dict[str, int] = {}
     for index, row in enumerate(rows):
         stripped = unicodedata.normalize("NFKC", row).strip()
-        if stripped.endswith(":") and ":" not in stripped[:-1] and _section_word(stripped[:-1].strip()):
-            current = _section_word(stripped[:-1].strip()) or current
+        header, _looks = _header_of(stripped) if stripped and not _COUNT_FIRST.match(stripped) else (None, None)
+        if header is not None:
+            current = header
             last_of[current] = index
         elif stripped and not stripped.startswith("#"):
             last_of[current] = index

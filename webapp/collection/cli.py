@@ -22,9 +22,11 @@ from catalog.collection import (
     CollectionFileError,
     CollectionImportReport,
     export_collection,
+    export_xlsx,
     import_collection,
 )
-from catalog.collection.csvio import MAX_BYTES, PRESETS, UnrecognisedHeader, parse_mapping
+from catalog.collection.csvio import MAX_BYTES, UnrecognisedHeader, parse_mapping
+from catalog.collection.exports import EXPORTS
 from catalog.collection.imports import MODES, undo_import
 from catalog.collection.presets import FIELDS
 from webapp.cli_numbers import ID
@@ -153,16 +155,31 @@ def import_command(
 
 @collection.command("export")
 @click.argument("username")
-@click.option("--preset", type=click.Choice(PRESETS), default="lunzang", show_default=True, help="列的格式。")
+@click.option("--preset", type=click.Choice(EXPORTS), default="lunzang", show_default=True, help="列的格式。")
+@click.option("--out", "out", default=None, help="写入文件（xlsx 必须给出）；默认输出到标准输出。")
 @with_appcontext
 @friendly
-def export_command(username: str, preset: str) -> None:
-    """把收藏导出为 CSV（输出到标准输出）；用 replace 方式再导入不会有任何改动。"""
+def export_command(username: str, preset: str, out: str | None) -> None:
+    """把收藏导出为 CSV（我们的列、Deckbox、ManaBox、Moxfield）或 XLSX；用 replace 方式再导入不会有任何改动。"""
+    if preset == "xlsx" and not out:
+        click.echo("错误：XLSX 请用 --out FILE.xlsx 指定输出文件", err=True)
+        sys.exit(2)
     with Session(get_engine()) as session:
         user = find_user(session=session, username=username)
         assert user.id is not None
-        text = export_collection(session=session, user_id=user.id, preset=preset)
-    click.echo(text, nl=False)
+        if preset == "xlsx":
+            data = export_xlsx(session=session, user_id=user.id)
+        else:
+            data = export_collection(session=session, user_id=user.id, preset=preset).encode("utf-8")
+    if out is None:
+        click.echo(data.decode("utf-8"), nl=False)
+        return
+    try:
+        Path(out).write_bytes(data)
+    except OSError as error:
+        click.echo(f"错误：无法写入 {out}：{error.strerror or error}", err=True)
+        sys.exit(2)
+    click.echo(f"已写入 {out}")
 
 
 @collection.command("undo")

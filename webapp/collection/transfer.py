@@ -22,7 +22,8 @@ from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
 from catalog.collection import views
-from catalog.collection.csvio import MAX_BYTES, PRESETS, CollectionFileError, UnrecognisedHeader, export_collection
+from catalog.collection.csvio import MAX_BYTES, PRESETS, CollectionFileError, UnrecognisedHeader
+from catalog.collection.exports import export_collection, export_xlsx
 from catalog.collection.imports import MODES, PREVIEW_LIMIT, import_collection, undo_import
 from catalog.collection.mappings import clean_mapping, remember_mapping, remembered_mapping
 from catalog.collection.presets import FIELDS, IGNORE, header_key
@@ -277,4 +278,14 @@ def export() -> Any:
     # With a BOM, as Excel wants for UTF-8; the importer accepts it.
     response = Response("\ufeff" + text, mimetype="text/csv")
     response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@bp.get("/export.xlsx")
+@login_required
+def export_workbook() -> Any:
+    """Our columns as an XLSX workbook (text cells are text: no formula runs)."""
+    data = export_xlsx(session=get_session(), user_id=current_user.id)
+    response = Response(data, mimetype="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+    response.headers["Content-Disposition"] = 'attachment; filename="lunzang-collection.xlsx"'
     return response
