@@ -10,6 +10,7 @@ from flask import jsonify, request, url_for
 from catalog import browse
 from catalog.games import GAMES
 from catalog.search import MAX_PER_PAGE, PER_PAGE, QueryError, hit_json, result_json, search
+from webapp.answers import cached
 from webapp.api import ApiError, bp
 from webapp.api.auth import optional_api_user
 from webapp.api.openapi import PATHS, SCHEMAS
@@ -32,6 +33,7 @@ def query_error_body(error: QueryError) -> dict[str, Any]:
 
 
 @bp.get("/cards")
+@cached
 def cards() -> Any:
     text = request.args.get("q", "")
     page = _int_arg("page", 1, 1, 100_000)
@@ -80,6 +82,7 @@ def card_url_builder() -> Any:
 
 
 @bp.get("/cards/<game_slug>/<path:name>")
+@cached
 def card(game_slug: str, name: str) -> Any:
     session = get_session()
     game = browse.get_game_row(session, game_slug) if game_slug in GAMES else None
@@ -113,6 +116,7 @@ def browse_hit(card: Any, printing: Any, card_set: Any, slug: str) -> Any:
 
 
 @bp.get("/sets")
+@cached
 def sets() -> Any:
     session = get_session()
     body = []

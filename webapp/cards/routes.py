@@ -19,6 +19,7 @@ from catalog.rules import SECTIONS
 from catalog.search import QueryError, random_hit
 from catalog.text import fold
 from webapp import game_name
+from webapp.answers import cached
 from webapp.cards import bp
 from webapp.db import get_session
 from webapp.helpers import condition_choices, owned_for, working_deck
@@ -60,12 +61,14 @@ def _game_or_404(slug: str) -> Any:
 
 
 @bp.route("/")
+@cached
 def home() -> str:
     summaries = browse.game_summaries(get_session())
     return render_template("cards/home.html", summaries=summaries)
 
 
 @bp.route("/sets")
+@cached
 def all_sets() -> str:
     session = get_session()
     games = [(s, browse.sets_by_series(session, s.game)) for s in browse.game_summaries(session)]
@@ -73,6 +76,7 @@ def all_sets() -> str:
 
 
 @bp.route("/sets/<game_slug>")
+@cached
 def game_sets(game_slug: str) -> str:
     game, module = _game_or_404(game_slug)
     groups = browse.sets_by_series(get_session(), game)
@@ -80,6 +84,7 @@ def game_sets(game_slug: str) -> str:
 
 
 @bp.route("/sets/<game_slug>/<code>")
+@cached
 def set_detail(game_slug: str, code: str) -> str:
     game, module = _game_or_404(game_slug)
     page = browse.set_page(get_session(), game, code)
@@ -99,6 +104,7 @@ def set_detail(game_slug: str, code: str) -> str:
 
 
 @bp.route("/cards/<game_slug>/<path:name>")
+@cached
 def card_detail(game_slug: str, name: str) -> Any:
     game, module = _game_or_404(game_slug)
     session = get_session()
