@@ -46,6 +46,7 @@ from catalog.models import Game
 from webapp.db import get_engine, get_session
 
 MARK = "\x00"  # never in a rendered page or JSON (both escape it): splits the kept text into parts
+PLAIN_CSRF = "\x00csrf\x00"  # the CSRF token's place in a plain visitor's text
 RENDERERS: dict[str, Callable[..., str]] = {}  # part name → what draws it for this request
 # part name → what reads, once per request, what all of that name on a page need (one query for
 # every tile's owned count); called with the arguments of each such part before any is drawn
@@ -104,13 +105,16 @@ def csrf_token() -> str:
     return str(part("csrf"))
 
 
-@dataclass(frozen=True)
+@dataclass
 class Kept:
     status: int
     mimetype: str
     body: str  # text with MARK-delimited part numbers
     parts: list[Any]  # [name, *args] per part number
     digest: str  # of the key: the ETag when no part is drawn
+    # the text as a plain visitor sees it (anonymous, no working deck, no flashed message):
+    # every part drawn once but the CSRF token, left as PLAIN_CSRF (kept in this process only)
+    plain: str | None = None
 
     def dumps(self) -> bytes:
         return json.dumps([self.status, self.mimetype, self.body, self.parts, self.digest]).encode()
@@ -185,16 +189,21 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals["part"] = part
 
 
+VERSIONS = select(col(Game.slug), col(Game.catalogue_version)).order_by(col(Game.slug))
+
+
 def catalogue_key() -> str:
     """Every game's ``catalogue_version``, read once per request in its transaction."""
     if "catalogue_key" not in g:
-        rows = get_session().execute(select(col(Game.slug), col(Game.catalogue_version)).order_by(col(Game.slug))).all()
+        rows = get_session().connection().execute(VERSIONS).all()
         g.catalogue_key = ",".join(f"{slug}={version}" for slug, version in rows)
     return str(g.catalogue_key)
 
 
 def _key() -> str:
-    database = get_engine().url.render_as_string(hide_password=False)
+    database = current_app.config.get("_ANSWER_DATABASE")
+    if database is None:
+        database = current_app.config["_ANSWER_DATABASE"] = get_engine().url.render_as_string(hide_password=False)
     raw = "\n".join(
         (database, catalogue_key(), str(get_locale()), request.script_root, request.path, request.query_string.decode())
     )
@@ -247,16 +256,29 @@ def _drawn(response: Response, parts: list[Any]) -> Response:
     return response
 
 
-def _draw(body: str, parts: list[Any]) -> str:
+def _draw(body: str, parts: list[Any], *, plain: bool = False) -> str:
+    """``body`` with every part drawn for this visitor (``plain``: the CSRF token left as PLAIN_CSRF)."""
     for name, prepare in PREPARERS.items():
         batch = [args for part_name, *args in parts if part_name == name]
         if batch:
             prepare(batch)
-    pieces = body.split(MARK)
-    for index in range(1, len(pieces), 2):
-        name, *args = parts[int(pieces[index])]
-        pieces[index] = RENDERERS[name](*args)
-    return "".join(pieces)
+    if plain:
+        g.answer_plain = True
+    try:
+        pieces = body.split(MARK)
+        for index in range(1, len(pieces), 2):
+            name, *args = parts[int(pieces[index])]
+            pieces[index] = PLAIN_CSRF if plain and name == "csrf" else RENDERERS[name](*args)
+        return "".join(pieces)
+    finally:
+        g.answer_plain = False
+
+
+def plain_visitor() -> bool:
+    """Anonymous, no working deck, no flashed message: every part of theirs is everyone's."""
+    if current_user.is_authenticated:
+        return False
+    return not web_session.get("working_deck") and not web_session.get("_flashes")
 
 
 def answer(kept: Kept) -> Response:
@@ -274,7 +296,14 @@ def answer(kept: Kept) -> Response:
     if etag is not None and etag in request.if_none_match and not web_session.get("_flashes"):
         response = Response(status=304)
     else:
-        body = _draw(kept.body, kept.parts) if personal else kept.body
+        if not personal:
+            body = kept.body
+        elif plain_visitor():
+            if kept.plain is None:
+                kept.plain = _draw(kept.body, kept.parts, plain=True)
+            body = kept.plain.replace(PLAIN_CSRF, generate_csrf()) if PLAIN_CSRF in kept.plain else kept.plain
+        else:
+            body = _draw(kept.body, kept.parts)
         response = Response(body, status=kept.status, mimetype=kept.mimetype)
     if etag is not None:
         response.set_etag(etag)

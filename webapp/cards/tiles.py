@@ -30,7 +30,7 @@ from markupsafe import Markup, escape
 
 from catalog.games import GAMES
 from catalog.search import SearchHit, SearchResult
-from webapp.answers import PREPARERS, renderer
+from webapp.answers import PLAIN_CSRF, PREPARERS, renderer
 from webapp.cards.images import card_scan
 from webapp.cards.routes import field_labels
 from webapp.db import get_engine
@@ -204,6 +204,7 @@ def _visitor() -> _Visitor:
 
 def _prepare_tiles(batch: list[list[Any]]) -> None:
     g.tile_owned = owned_for(int(args[1]) for args in batch)
+    g.pop("tile_visitor", None)
 
 
 PREPARERS["tile"] = _prepare_tiles
@@ -219,38 +220,41 @@ def tile_actions(
     collection_remove: str,
     collection_add: str,
 ) -> str:
-    """A tile's buttons for this visitor: the working deck's copies, the user's owned copies."""
-    v = _visitor()
+    """A tile's buttons for this visitor: the working deck's copies, the user's owned copies.
+    The texts come escaped (as the kept page was rendered); a plain visitor's CSRF token stays
+    a marker (webapp/answers.py)."""
+    v = g.get("tile_visitor") or _visitor()
     owned: Mapping[int, int] | None = g.get("tile_owned")
+    csrf = PLAIN_CSRF if g.get("answer_plain") else v.csrf
     out = ['  <div class="tile-actions">\n  ']
     if v.deck_game in ("", game):
-        copies = v.deck_copies.get(g.tile_fold(name), 0) if v.deck_copies else 0
+        copies = v.deck_copies.get(g.tile_fold(Markup(name).unescape()), 0) if v.deck_copies else 0
         out.append(
             f'<form class="deck-buttons" method="post" action="{v.deck_action}">\n'
-            f'  <input type="hidden" name="csrf_token" value="{v.csrf}">\n'
-            f'  <input type="hidden" name="game" value="{escape(game)}">\n'
-            f'  <input type="hidden" name="name" value="{escape(name)}">\n'
+            f'  <input type="hidden" name="csrf_token" value="{csrf}">\n'
+            f'  <input type="hidden" name="game" value="{game}">\n'
+            f'  <input type="hidden" name="name" value="{name}">\n'
             f'  <input type="hidden" name="next" value="{v.back}#hit-{printing_id}">\n'
             f'  <button type="submit" name="action" value="remove"{"" if copies else " disabled"}\n'
-            f'          aria-label="{escape(deck_remove)}">−</button>\n'
+            f'          aria-label="{deck_remove}">−</button>\n'
             f'  <a class="deck-copies" href="{v.deck_check}">{v.deck_text(copies)}</a>\n'
             f'  <button type="submit" name="action" value="add"\n'
-            f'          aria-label="{escape(deck_add)}">+</button>\n'
+            f'          aria-label="{deck_add}">+</button>\n'
             "</form>"
         )
     if owned is not None:
         have = owned.get(printing_id, 0)
         out.append(
             f'\n<form class="collection-buttons" method="post" action="{v.collection_action}">\n'
-            f'  <input type="hidden" name="csrf_token" value="{v.csrf}">\n'
+            f'  <input type="hidden" name="csrf_token" value="{csrf}">\n'
             f'  <input type="hidden" name="printing_id" value="{printing_id}">\n'
             f'  <input type="hidden" name="next" value="{v.back}">\n'
             f'  <button type="submit" name="delta" value="-1"{"" if have else " disabled"}\n'
-            f'          aria-label="{escape(collection_remove)}">−1</button>\n'
+            f'          aria-label="{collection_remove}">−1</button>\n'
             f'  <span class="owned-count" data-printing="{printing_id}" data-count="{have}" aria-live="polite">'
             f"{v.owned_text(have)}</span>\n"
             f'  <button type="submit" name="delta" value="1"\n'
-            f'          aria-label="{escape(collection_add)}">+1</button>\n'
+            f'          aria-label="{collection_add}">+1</button>\n'
             "</form>"
         )
     out.append("\n  </div>\n")
