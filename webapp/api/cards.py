@@ -118,15 +118,14 @@ def browse_hit(card: Any, printing: Any, card_set: Any, slug: str) -> Any:
 @bp.get("/sets")
 @cached
 def sets() -> Any:
-    session = get_session()
     body = []
-    for summary in browse.game_summaries(session):
-        for series, group in browse.sets_by_series(session, summary.game):
+    for game, groups in browse.every_set_by_series(get_session()):
+        for series, group in groups:
             for item in group:
                 card_set = item.card_set
                 body.append(
                     {
-                        "game": summary.game.slug,
+                        "game": game.slug,
                         "code": card_set.code,
                         "name": card_set.name,
                         "series": series,

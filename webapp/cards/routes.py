@@ -137,7 +137,9 @@ def card_detail(game_slug: str, name: str) -> Any:
         chosen=chosen,
         first_print=browse.first_printing(page.printings),
         keywords=keywords,
-        legality=card_legality(session=session, game=game.slug, card=page.card),
+        legality=card_legality(
+            session=session, game=game, card=page.card, set_codes=[card_set.code for _p, card_set in page.printings]
+        ),
         labels=field_labels(game.slug),
         owned=owned_for(printing.id for printing, _set in page.printings),
         conditions=condition_choices(),
