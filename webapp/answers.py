@@ -197,6 +197,7 @@ def catalogue_key() -> str:
     if "catalogue_key" not in g:
         rows = get_session().connection().execute(VERSIONS).all()
         g.catalogue_key = ",".join(f"{slug}={version}" for slug, version in rows)
+        g.catalogue_versions = {slug: version for slug, version in rows}  # for what else is kept by them
     return str(g.catalogue_key)
 
 

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from flask import abort, redirect, render_template, request, url_for
+from flask import abort, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user
 
@@ -118,6 +118,8 @@ def _labels_for(result: SearchResult) -> dict[str, str]:
 
 def results_context(result: SearchResult) -> dict[str, Any]:
     """What the results macros need besides the hits."""
+    if "catalogue_versions" not in g and len(result.catalogue_versions) > 0:
+        g.catalogue_versions = result.catalogue_versions  # every game's: the search read them
     cards = [hit.card for hit in result.hits]
     deck_game, deck_text = working_deck()
     copies = copies_by_name(deck_text)
