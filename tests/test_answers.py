@@ -199,3 +199,40 @@ def test_two_apps_share_kept_answers_in_redis(database_url: str, engine: Engine,
 
         dispose(one)
         dispose(two)
+
+
+# ---- faces (issue 32 §4) ------------------------------------------------------------------
+
+
+def test_grid_images_have_sizes_a_phone_srcset_and_lazy_below_the_first_row(sample_app) -> None:
+    page = sample_app.test_client().get("/cards?q=" + quote("t:战魂")).get_data(as_text=True)
+    images = re.findall(r'<img class="tile-image"[^>]*>', page)
+    assert len(images) > 6
+    for image in images:
+        assert 'width="146"' in image and 'height="204"' in image
+        assert re.search(r'srcset="[^"]*small\.webp[^"]* 146w, [^"]*normal\.webp[^"]* 488w"', image)
+        assert 'sizes="(max-width: 30rem) 46vw, 146px"' in image
+    assert all('loading="lazy"' not in image for image in images[:6])
+    assert all('loading="lazy"' in image for image in images[6:])
+
+
+def test_images_warm_draws_each_face_once_and_the_pages_serve_it_without_a_query(sample_app, tmp_path: Path) -> None:
+    sample_app.config["CARD_IMAGE_DIR"] = str(tmp_path / "faces")
+    runner = sample_app.test_cli_runner()
+    first = runner.invoke(args=["images", "warm", "--game", "keyforge"])
+    assert first.exit_code == 0, first.output
+    assert re.search(r"已绘制 100 张卡面，0 张已在缓存中", first.output)  # 50 printings × small, normal
+    again = runner.invoke(args=["images", "warm", "--game", "keyforge"])
+    assert "已绘制 0 张卡面，100 张已在缓存中" in again.output
+    assert runner.invoke(args=["images", "warm", "--game", "nope"]).exit_code == 2
+    client = sample_app.test_client()
+    page = client.get("/cards?q=" + quote("g:keyforge")).get_data(as_text=True)
+    face = re.search(r'src="(/images/keyforge/[^"]+)"', page)
+    assert face
+    url = face.group(1).replace("&amp;", "&")
+    with statements(sample_app) as seen:
+        served = client.get(url)
+    assert served.status_code == 200 and served.mimetype == "image/webp"
+    assert seen == []  # a file from the shared face cache, as a static file would be
+    assert served.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    assert client.get(url, headers={"If-None-Match": served.headers["ETag"]}).status_code == 304

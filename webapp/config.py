@@ -74,6 +74,9 @@ def load(app: Flask, test_config: dict[str, Any] | None = None) -> None:
         "LUNZANG_HTTPS",
         "RATELIMIT_STORAGE_URI",
         "ANSWER_CACHE_URL",
+        # the drawn faces' folder (default instance/card-images): one shared folder lets every
+        # server serve a face any of them (or `lunzang images warm`) drew
+        "CARD_IMAGE_DIR",
     )
     for key in (*from_environment, "LUNZANG_PROXIES"):
         if os.environ.get(key):
