@@ -157,8 +157,8 @@ class Store:
     def put(self, key: str, kept: Kept) -> None:
         self._keep_locally(key, kept)
         if self.redis is not None:
-            try:  # a day: the key changes with the catalogue, so old ones only age out
-                self.redis.set(f"lunzang:answer:{key}", kept.dumps(), ex=86_400)
+            try:  # an hour: the key changes with the catalogue, so old ones only age out
+                self.redis.set(f"lunzang:answer:{key}", kept.dumps(), ex=3600)
             except Exception:
                 current_app.logger.warning("answer cache: Redis did not take %s", key)
 
