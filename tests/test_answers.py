@@ -71,7 +71,9 @@ def test_a_kept_answer_costs_one_statement_and_is_the_same(app, web, url: str) -
     assert _without_tokens(again.get_data(as_text=True)) == _without_tokens(first.get_data(as_text=True))
 
 
-@pytest.mark.parametrize(("url", "limit"), [("/api/v1/sets", 2), (SEARCH, 3), (API_SEARCH, 3), ("/", 4), (CARD, 6)])
+@pytest.mark.parametrize(
+    ("url", "limit"), [("/api/v1/sets", 2), (SEARCH, 3), (API_SEARCH, 3), ("/", 4), ("/sets", 2), (CARD, 6)]
+)
 def test_statements_per_page_without_the_cache(app, web, url: str, limit: int) -> None:
     """A page's own work is bounded whatever the catalogue holds (no per-game, per-row loop):
     counted with the cache off. The card page is at 6 (issue 32 asks for 4: the game row,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from random import SystemRandom
+from types import SimpleNamespace
 from typing import Any
 
 from flask import abort, redirect, render_template, request, url_for
@@ -70,8 +71,11 @@ def home() -> str:
 @bp.route("/sets")
 @cached
 def all_sets() -> str:
-    session = get_session()
-    games = [(s, browse.sets_by_series(session, s.game)) for s in browse.game_summaries(session)]
+    # every game's sets in two statements (not four per game): the template reads .game/.module
+    games = [
+        (SimpleNamespace(game=game, module=GAMES[game.slug]), groups)
+        for game, groups in browse.every_set_by_series(get_session())
+    ]
     return render_template("cards/sets.html", games=games)
 
 
