@@ -196,6 +196,14 @@ def test_http_postgres_redis_two_servers(tmp_path: Path, started: list[Server]) 
         server = Server(PORT + offset, env)
         started.append(server)
         server.start(tmp_path / f"server{offset}.log")
-    for server in started:
-        server.wait_healthy()
-    _run("PostgreSQL + Redis, two servers (2 workers each)", started)
+    try:
+        for server in started:
+            server.wait_healthy()
+        _run("PostgreSQL + Redis, two servers (2 workers each)", started)
+    finally:
+        for server in started:
+            server.stop()
+        admin = catalog_db.make_engine(url.set(database="postgres").render_as_string(hide_password=False))
+        with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{DATABASE}" WITH (FORCE)')
+        admin.dispose()
