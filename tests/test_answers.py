@@ -238,3 +238,23 @@ def test_images_warm_draws_each_face_once_and_the_pages_serve_it_without_a_query
     assert seen == []  # a file from the shared face cache, as a static file would be
     assert served.headers["Cache-Control"] == "public, max-age=31536000, immutable"
     assert client.get(url, headers={"If-None-Match": served.headers["ETag"]}).status_code == 304
+
+
+def test_signed_in_visitors_share_kept_pages_with_their_own_header(app, web, login) -> None:
+    alice, bob = app.test_client(), app.test_client()
+    login(alice, "alice")
+    login(bob, "bob", role="admin")
+    for url in ("/", "/sets/samsara/T1", "/api/v1/sets"):
+        first = alice.get(url).get_data(as_text=True)
+        with statements(app) as seen:
+            second = bob.get(url).get_data(as_text=True)
+        assert not any("card_set" in s or "printing" in s for s in seen), seen  # the page's work was kept
+        if not url.startswith("/api/"):
+            assert "alice" in first and "bob" not in first and "bob" in second and "alice" not in second
+            assert url_for_scans() in second and url_for_scans() not in first  # bob is an admin
+    anonymous = app.test_client().get("/").get_data(as_text=True)
+    assert "alice" not in anonymous and "bob" not in anonymous and "/logout" not in anonymous
+
+
+def url_for_scans() -> str:
+    return "/admin/scans"

@@ -211,6 +211,12 @@ def _key() -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
+def alike() -> bool:
+    """For :func:`cached`'s ``everyone``: nothing on the page is the visitor's but its parts
+    (base.html's account links, flashes, CSRF token)."""
+    return True
+
+
 def dont_keep() -> None:
     """This answer is the visitor's own (e.g. a search counting their collection): not kept."""
     g.answer_not_kept = True

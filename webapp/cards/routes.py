@@ -20,7 +20,7 @@ from catalog.rules import SECTIONS
 from catalog.search import QueryError, random_hit
 from catalog.text import fold
 from webapp import game_name
-from webapp.answers import cached
+from webapp.answers import alike, cached
 from webapp.cards import bp
 from webapp.db import get_session
 from webapp.helpers import condition_choices, owned_for, working_deck
@@ -62,14 +62,14 @@ def _game_or_404(slug: str) -> Any:
 
 
 @bp.route("/")
-@cached
+@cached(everyone=alike)
 def home() -> str:
     summaries = browse.game_summaries(get_session())
     return render_template("cards/home.html", summaries=summaries)
 
 
 @bp.route("/sets")
-@cached
+@cached(everyone=alike)
 def all_sets() -> str:
     # every game's sets in two statements (not four per game): the template reads .game/.module
     games = [
@@ -80,7 +80,7 @@ def all_sets() -> str:
 
 
 @bp.route("/sets/<game_slug>")
-@cached
+@cached(everyone=alike)
 def game_sets(game_slug: str) -> str:
     game, module = _game_or_404(game_slug)
     groups = browse.sets_by_series(get_session(), game)
@@ -88,7 +88,7 @@ def game_sets(game_slug: str) -> str:
 
 
 @bp.route("/sets/<game_slug>/<code>")
-@cached
+@cached(everyone=alike)
 def set_detail(game_slug: str, code: str) -> str:
     game, module = _game_or_404(game_slug)
     page = browse.set_page(get_session(), game, code)

@@ -18,7 +18,7 @@ from catalog.search import QueryError, SearchResult, search
 from catalog.search.compile import ORDERS
 from catalog.search.keys import FLAGS, KEYS, lookup
 from catalog.text import fold
-from webapp.answers import cached, dont_keep
+from webapp.answers import alike, cached, dont_keep
 from webapp.cards import bp
 from webapp.cards.routes import _columns, _game_or_404, field_labels
 from webapp.cards.tiles import tiles_for
@@ -235,14 +235,14 @@ def _glossary_or_404(game_slug: str) -> tuple[Any, GameModule]:
 
 
 @bp.route("/keywords")
-@cached
+@cached(everyone=alike)
 def glossaries() -> str:
     summaries = [s for s in browse.game_summaries(get_session()) if s.module.keywords]
     return render_template("cards/glossaries.html", summaries=summaries)
 
 
 @bp.route("/keywords/<game_slug>")
-@cached
+@cached(everyone=alike)
 def glossary(game_slug: str) -> str:
     game, module = _glossary_or_404(game_slug)
     uses = browse.keyword_uses(get_session(), game)
