@@ -14,7 +14,9 @@ issue's target for each. Two set-ups:
 
 A share near 1 means the answer costs what the framework's floor costs: the page's own work
 is gone (kept). The machine is shared: the load average is printed before and after.
-Ports ``HTTP_BENCH_PORT`` and the next two (default 18170).
+Ports ``HTTP_BENCH_PORT`` and the next two (default 18170). ``HTTP_BENCH_SOURCE``: another
+checkout's folder (``git archive <commit> | tar -x -C DIR``) the servers run instead, to
+measure before and after at the same load.
 """
 
 from __future__ import annotations
@@ -136,7 +138,11 @@ def _run(title: str, servers: list[Server]) -> None:
 
 def _env(database_url: str, **more: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("LUNZANG_ENV", "FLASK_APP", "DATABASE_URL")}
-    return env | {"DATABASE_URL": database_url, "SECRET_KEY": secrets.token_hex(32), "LUNZANG_HTTPS": "0"} | more
+    env |= {"DATABASE_URL": database_url, "SECRET_KEY": secrets.token_hex(32), "LUNZANG_HTTPS": "0"} | more
+    source = os.environ.get("HTTP_BENCH_SOURCE")
+    if source:  # that checkout's packages before the installed ones
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [source, env.get("PYTHONPATH")]))
+    return env
 
 
 def _prepare(env: dict[str, str]) -> None:
