@@ -65,7 +65,8 @@ def renderer(name: str) -> Callable[[Callable[..., str]], Callable[..., str]]:
 
 @renderer("csrf")
 def _csrf() -> str:
-    return str(generate_csrf())
+    # a plain visitor's text is shared: the token stays a marker there, whoever draws it
+    return PLAIN_CSRF if g.get("answer_plain") else str(generate_csrf())
 
 
 def _macro_part(name: str) -> None:
@@ -275,7 +276,7 @@ def _draw(body: str, parts: list[Any], *, plain: bool = False) -> str:
         pieces = body.split(MARK)
         for index in range(1, len(pieces), 2):
             name, *args = parts[int(pieces[index])]
-            pieces[index] = PLAIN_CSRF if plain and name == "csrf" else RENDERERS[name](*args)
+            pieces[index] = RENDERERS[name](*args)
         return "".join(pieces)
     finally:
         g.answer_plain = False
