@@ -265,7 +265,8 @@ def action_count(*, session: Session, user_id: int, now: datetime) -> int:
 def _action_count_statement() -> Any:
     """:func:`action_count`'s statement, built once (it is on every signed-in page: building
     its clauses cost more than running it; issue 32)."""
-    user, now = bindparam("user_id"), bindparam("now")
+    user: Any = bindparam("user_id")
+    now: Any = bindparam("now")
     mine = or_(TRADE.proposer_id == user, TRADE.recipient_id == user)
     return select(func.count()).select_from(Trade).where(mine, _needs_me(user, now))
 
