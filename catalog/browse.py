@@ -72,21 +72,49 @@ class SetSummary:
 
 def sets_by_series(session: Session, game: Game) -> list[tuple[str, list[SetSummary]]]:
     """The game's sets grouped by series (manifest order), each with its rarity counts."""
-    module = module_of(game)  # the catalogue's declared rarity ladder, if any
-    counts: dict[int, dict[str, int]] = {}
-    for set_id, rarity, count in session.execute(
-        select(Printing.set_id, Printing.rarity, func.count())
-        .join(CardSet, col(CardSet.id) == col(Printing.set_id))
-        .where(CardSet.game_id == game.id)
-        .group_by(col(Printing.set_id), col(Printing.rarity))
-    ):
-        counts.setdefault(set_id, {})[rarity] = count
-    groups: dict[str, list[SetSummary]] = {}
-    for card_set in session.scalars(
+    counts = _rarity_counts(session, game.id)
+    sets = session.scalars(
         select(CardSet).where(CardSet.game_id == game.id).order_by(col(CardSet.position), col(CardSet.code))
+    )
+    return _grouped(module_of(game), sets, counts)
+
+
+def every_set_by_series(session: Session) -> list[tuple[Game, list[tuple[str, list[SetSummary]]]]]:
+    """:func:`sets_by_series` of every imported game (registry order) in two statements, not
+    two per game (issue 32: ``/api/v1/sets`` ran 12 for three games)."""
+    counts = _rarity_counts(session, None)
+    per_game: dict[str, tuple[Game, list[CardSet]]] = {}
+    for card_set, game in session.execute(
+        select(CardSet, Game)
+        .join(Game, col(Game.id) == col(CardSet.game_id))
+        .order_by(col(CardSet.position), col(CardSet.code))
     ):
+        per_game.setdefault(game.slug, (game, []))[1].append(card_set)
+    return [
+        (per_game[slug][0], _grouped(module_of(per_game[slug][0]), per_game[slug][1], counts))
+        for slug in GAMES
+        if slug in per_game
+    ]
+
+
+def _rarity_counts(session: Session, game_id: int | None) -> dict[int, dict[str, int]]:
+    """set id → rarity → printings, of one game or (``None``) of all."""
+    statement = select(Printing.set_id, Printing.rarity, func.count()).group_by(
+        col(Printing.set_id), col(Printing.rarity)
+    )
+    if game_id is not None:
+        statement = statement.join(CardSet, col(CardSet.id) == col(Printing.set_id)).where(CardSet.game_id == game_id)
+    counts: dict[int, dict[str, int]] = {}
+    for set_id, rarity, count in session.execute(statement):
+        counts.setdefault(set_id, {})[rarity] = count
+    return counts
+
+
+def _grouped(module: GameModule, sets: Any, counts: dict[int, dict[str, int]]) -> list[tuple[str, list[SetSummary]]]:
+    groups: dict[str, list[SetSummary]] = {}
+    for card_set in sets:
         rarities = counts.get(card_set.id or 0, {})
-        ordered = {r: rarities[r] for r in module.rarity.codes if r in rarities}
+        ordered = {r: rarities[r] for r in module.rarity.codes if r in rarities}  # the catalogue's ladder
         groups.setdefault(card_set.series or "", []).append(SetSummary(card_set, sum(ordered.values()), ordered))
     return list(groups.items())
 

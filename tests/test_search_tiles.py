@@ -13,6 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from catalog.images import scans
 from catalog.models import Game, Printing, PrintingScan
 from tests.test_import import ROWS, run_import, write_folder
 from tests.test_web import ensure_translations_compiled, page, visible_text
@@ -75,6 +76,8 @@ def test_an_uploaded_scan_changes_the_tile_image(web, engine: Engine) -> None:
         now = datetime.now(UTC)
         scan = PrintingScan(printing_id=printing.id, sha256="ab" * 32, width=744, height=1039, uploaded_at=now)
         session.add(scan)
+        session.flush()
+        scans.catalogue_changed(session, printing.id)  # as add_scan does: kept pages age out
     assert "?v=scan-abababab" in _tile(page(web, QUERY), "火龙")
 
 

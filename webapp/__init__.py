@@ -74,8 +74,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.register_blueprint(area.blueprint())
     csrf.exempt(api.bp)  # the API authenticates writes by bearer token, not by cookie (DESIGN §8)
 
-    from webapp import cli
+    from webapp import answers, cli
 
+    answers.init_app(app)
     cli.register(app)
     errors.init_app(app)
 

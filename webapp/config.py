@@ -46,6 +46,11 @@ def load(app: Flask, test_config: dict[str, Any] | None = None) -> None:
         WTF_CSRF_TIME_LIMIT=None,
         # Sign-in counters: one process by default; redis://host:6379/0 to share across servers.
         RATELIMIT_STORAGE_URI="memory://",
+        # Answers that depend only on the catalogue (webapp/answers.py, issue 32): kept in each
+        # process (ANSWER_CACHE_MB) and, when ANSWER_CACHE_URL names a redis:// store (default:
+        # RATELIMIT_STORAGE_URI when that is Redis), shared there by every server. "off" disables.
+        ANSWER_CACHE_URL=None,
+        ANSWER_CACHE_MB=64,
         # Explicit: the limiter object outlives one app and would otherwise keep an earlier app's False.
         RATELIMIT_ENABLED=True,
         RATELIMIT_STRATEGY="moving-window",
@@ -75,6 +80,10 @@ def load(app: Flask, test_config: dict[str, Any] | None = None) -> None:
         "LUNZANG_ENV",
         "LUNZANG_HTTPS",
         "RATELIMIT_STORAGE_URI",
+        "ANSWER_CACHE_URL",
+        # the drawn faces' folder (default instance/card-images): one shared folder lets every
+        # server serve a face any of them (or `lunzang images warm`) drew
+        "CARD_IMAGE_DIR",
     )
     for key in (*from_environment, "LUNZANG_PROXIES"):
         if os.environ.get(key):

@@ -321,6 +321,39 @@ def format_choices(session: Session) -> list[FormatChoice]:
     return choices
 
 
+def every_format(session: Session, game: Game) -> list[FormatSpec]:
+    """Every format of ``game`` as :func:`load_format` loads each, in :func:`game_formats`'
+    order, in one statement (the formats with their ban entries) rather than three per format."""
+    module = GAMES[game.slug]
+    kinds = dict(module.rule_kinds)
+    formats: dict[int, Format] = {}
+    bans: dict[int, dict[int, int]] = {}
+    for row, ban in session.execute(
+        select(Format, BanEntry)
+        .outerjoin(BanEntry, col(BanEntry.format_id) == col(Format.id))
+        .where(Format.game_id == game.id)
+        .order_by(col(Format.id))
+    ):
+        formats.setdefault(row.id or 0, row)
+        if ban is not None:
+            bans.setdefault(ban.format_id, {})[ban.card_id] = ban.limit
+    rows = list(formats.values())
+    specs = []
+    for row in rows:
+        kind = row.rules if row.rules in kinds else next(iter(kinds))
+        params = dict(kinds[kind]) | {k: v for k, v in row.params.items() if v is not None}
+        specs.append(
+            FormatSpec(
+                game.slug, row.code, kind, row.name, params, tuple(row.legal_sets), bans.get(row.id or 0, {}), {}
+            )
+        )
+    codes = {row.code for row in rows}
+    for kind in module.rule_kinds:
+        if kind not in codes:
+            specs.append(FormatSpec(game.slug, kind, kind, module.kind_name(kind), dict(kinds[kind]), ("*",), {}, {}))
+    return specs
+
+
 def game_formats(session: Session, slug: str) -> list[tuple[str, str]]:
     """One game's formats as :func:`format_choices` lists them: (code, name), manifest order."""
     game = _game_row(session, slug)

@@ -8,13 +8,14 @@ rules read, and the number of copies from the game's own :class:`~catalog.rules.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlmodel import Session, col, select
 
-from catalog.decks.check import game_formats, load_format, pool_card
+from catalog.decks.check import every_format, pool_card
 from catalog.games import GAMES
-from catalog.models import Card, CardSet, Printing
+from catalog.models import Card, CardSet, Game, Printing
 from catalog.rules import CopyLimit, FormatSpec, PoolCard
 
 LEGAL, BANNED, LIMITED, NOT_LEGAL = "legal", "banned", "limited", "not_legal"
@@ -48,10 +49,16 @@ def format_status(card: PoolCard, fmt: FormatSpec) -> FormatStatus:
     return FormatStatus(fmt.code, name, LIMITED if by_ban_list else LEGAL, limit)
 
 
-def card_legality(*, session: Session, game: str, card: Card) -> list[FormatStatus]:
-    """The card's standing in every format of its game (manifest formats, then bare rule kinds)."""
-    set_codes = session.scalars(
-        select(CardSet.code).join(Printing, col(Printing.set_id) == col(CardSet.id)).where(Printing.card_id == card.id)
-    )
+def card_legality(
+    *, session: Session, game: Game, card: Card, set_codes: Iterable[str] | None = None
+) -> list[FormatStatus]:
+    """The card's standing in every format of its game (manifest formats, then bare rule kinds).
+    ``set_codes``: the sets of the card's printings when the caller has them (a statement less)."""
+    if set_codes is None:
+        set_codes = session.scalars(
+            select(CardSet.code)
+            .join(Printing, col(Printing.set_id) == col(CardSet.id))
+            .where(Printing.card_id == card.id)
+        )
     snapshot = pool_card(card, set_codes)
-    return [format_status(snapshot, load_format(session, game, code)) for code, _name in game_formats(session, game)]
+    return [format_status(snapshot, fmt) for fmt in every_format(session, game)]

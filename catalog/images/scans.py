@@ -43,6 +43,7 @@ from typing import IO
 
 from PIL import Image, ImageCms, ImageOps
 from sqlalchemy import select as sa_select
+from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from catalog.errors import LunzangError, Message
@@ -50,6 +51,7 @@ from catalog.games.base import GameModule
 from catalog.images import faces as images
 from catalog.images.keys import scan_hashes  # noqa: F401  (re-exported: callers name it as scans.*)
 from catalog.models import Card, CardSet, Game, Printing, PrintingScan
+from catalog.models.catalogue import new_catalogue_version
 from catalog.text import fold
 
 MAX_BYTES = 20 * 1024 * 1024  # a 600 dpi scan of one card is ~5 MB as JPEG, ~15 MB as PNG
@@ -325,7 +327,22 @@ def _upsert(
     row.uploaded_by, row.uploaded_at = uploaded_by, now
     session.add(row)
     session.flush()
+    catalogue_changed(session, printing_id)
     return ScanResult(printing_id, scan.sha256, scan.width, scan.height, replaced)
+
+
+def catalogue_changed(session: Session, printing_id: int) -> None:
+    """A scan is part of the catalogue's answers (every page showing the printing's face):
+    a new ``catalogue_version`` for its game, as an import gives, so kept answers age out."""
+    game_of_printing = (
+        sa_select(col(CardSet.game_id))
+        .join(Printing, col(Printing.set_id) == col(CardSet.id))
+        .where(col(Printing.id) == printing_id)
+        .scalar_subquery()
+    )
+    session.execute(
+        update(Game).where(col(Game.id) == game_of_printing).values(catalogue_version=new_catalogue_version())
+    )
 
 
 def _printing(session: Session, printing_id: int) -> Printing:
@@ -380,6 +397,7 @@ def remove_scan(*, session: Session, printing_id: int) -> str | None:
         return None
     session.delete(row)
     session.flush()
+    catalogue_changed(session, printing_id)
     return row.sha256
 
 

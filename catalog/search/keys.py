@@ -58,6 +58,7 @@ class Context:
     p: Any = None  # the printing table of the main query in prints mode
     uses_printings: bool = False  # whether any condition looked at printings (r:, set: …)
     user_id: int | None = None  # the signed-in user, for own/want/trade
+    personal: bool = False  # an own/want/trade term read the user's rows: the hits are theirs alone
     _sets: dict[str, list[tuple[int, int]]] | None = None
 
     @property
@@ -551,6 +552,7 @@ def _collection_counts(ctx: Context, what: str) -> Any:
 
 def _collection_key(what: str) -> Handler:
     def handler(term: Term, ctx: Context) -> Clause:
+        ctx.personal = True
         if ctx.user_id is None:
             raise error(
                 term,

@@ -60,6 +60,9 @@ class SearchResult:
     # game slug → its catalogue_version (a new value on every import), read in the search's
     # transaction: the key of what a results page keeps per card until the next import
     catalogue_versions: dict[str, str] = field(default_factory=dict)
+    # the query counted the user's own copies, wants or trades (own/want/trade): its hits are
+    # that user's alone, never kept for anyone else (webapp/answers.py)
+    personal: bool = False
 
     @property
     def pages(self) -> int:
@@ -261,7 +264,16 @@ def search(
         statement = statement.where(condition)
     ids, total = _page_and_total(session, statement, ctx, order, direction, page, per_page)
     result = SearchResult(
-        text, total, page, per_page, order, direction, unique, own_order=own_order, catalogue_versions=versions
+        text,
+        total,
+        page,
+        per_page,
+        order,
+        direction,
+        unique,
+        own_order=own_order,
+        catalogue_versions=versions,
+        personal=ctx.personal,
     )
     slugs = {gid: slug for slug, gid in all_games.items()}
     if unique == "prints":

@@ -10,6 +10,7 @@ from flask import jsonify, request, url_for
 from catalog import browse
 from catalog.games import GAMES
 from catalog.search import MAX_PER_PAGE, PER_PAGE, QueryError, hit_json, result_json, search
+from webapp.answers import alike, cached, dont_keep
 from webapp.api import ApiError, bp
 from webapp.api.auth import optional_api_user
 from webapp.api.openapi import PATHS, SCHEMAS
@@ -32,6 +33,7 @@ def query_error_body(error: QueryError) -> dict[str, Any]:
 
 
 @bp.get("/cards")
+@cached(everyone=alike)
 def cards() -> Any:
     text = request.args.get("q", "")
     page = _int_arg("page", 1, 1, 100_000)
@@ -50,6 +52,8 @@ def cards() -> Any:
         )
     except QueryError as error:
         raise ApiError(400, error.code, error.message.zh, error.message.en, **query_error_body(error)) from error
+    if result.personal:
+        dont_keep()  # own/want/trade counted this caller's rows
     body = result_json(result)
     card_url = card_url_builder()
     for card in body["cards"]:
@@ -80,6 +84,7 @@ def card_url_builder() -> Any:
 
 
 @bp.get("/cards/<game_slug>/<path:name>")
+@cached(everyone=alike)
 def card(game_slug: str, name: str) -> Any:
     session = get_session()
     game = browse.get_game_row(session, game_slug) if game_slug in GAMES else None
@@ -113,16 +118,16 @@ def browse_hit(card: Any, printing: Any, card_set: Any, slug: str) -> Any:
 
 
 @bp.get("/sets")
+@cached(everyone=alike)
 def sets() -> Any:
-    session = get_session()
     body = []
-    for summary in browse.game_summaries(session):
-        for series, group in browse.sets_by_series(session, summary.game):
+    for game, groups in browse.every_set_by_series(get_session()):
+        for series, group in groups:
             for item in group:
                 card_set = item.card_set
                 body.append(
                     {
-                        "game": summary.game.slug,
+                        "game": game.slug,
                         "code": card_set.code,
                         "name": card_set.name,
                         "series": series,

@@ -213,6 +213,27 @@ def images_add_folder(folder: Path, set_code: str, game: str) -> None:
     click.echo(f"已保存 {len(result.stored)} 张卡图（{set_code}）")
 
 
+@images_group.command("warm")
+@click.option("--game", "-g", "game", default=None, help=f"只画这个游戏（{'、'.join(GAMES)}）；默认全部。")
+@with_appcontext
+def images_warm(game: str | None) -> None:
+    """预先绘制每张印刷的卡面（网格与卡牌页的尺寸），存入卡图缓存；已画过的跳过。"""
+    from catalog import db as catalog_db
+    from catalog.images.warm import WarmReport, warm_faces
+    from webapp.helpers import cache_dir
+
+    if game is not None and game not in GAMES:
+        click.echo(f"错误：没有这个游戏「{game}」，可用：{'、'.join(GAMES)}", err=True)
+        sys.exit(2)
+
+    def progress(report: WarmReport) -> None:
+        click.echo(f"已绘制 {report.drawn} 张……")
+
+    with catalog_db.transaction(get_engine()) as session:
+        report = warm_faces(session=session, cache_dir=cache_dir(), game=game, progress=progress)
+    click.echo(f"已绘制 {report.drawn} 张卡面，{report.kept} 张已在缓存中，{report.scans} 张印刷使用上传的扫描图")
+
+
 @images_group.command("remove")
 @click.argument("printing")
 @click.option("--game", "-g", "game", default=None, help="游戏。")

@@ -28,12 +28,34 @@ from webapp.helpers import cache_dir, scan_dir
 MIMETYPES = {"webp": "image/webp", "png": "image/png"}
 
 
+# (database, every game's catalogue_version) → printing id → scan hash. An upload or removal of
+# a scan moves its game's catalogue_version (catalog.images.scans), so an entry is exact for
+# its versions; the newest few are kept.
+_SCANS: dict[tuple[str, str], dict[int, str]] = {}
+_SCANS_KEPT = 8
+
+
 def _scan_hashes() -> dict[int, str]:
-    """printing id → scan hash, read once per request (scans are few: uploaded by admins)."""
+    """printing id → scan hash, read once per request (scans are few: uploaded by admins), or
+    once per catalogue version when this request already read the versions (a search, the
+    answer cache: g.catalogue_versions) — then no statement at all."""
     if "scan_hashes" not in g:
-        g.scan_hashes = images.scan_hashes(get_session())
-    found: dict[int, str] = g.scan_hashes
-    return found
+        versions: dict[str, str] | None = g.get("catalogue_versions")
+        if versions is None:
+            g.scan_hashes = images.scan_hashes(get_session())
+        else:
+            from webapp.db import get_engine
+
+            key = (get_engine().url.render_as_string(hide_password=False), repr(sorted(versions.items())))
+            found = _SCANS.get(key)
+            if found is None:
+                found = images.scan_hashes(get_session())
+                while len(_SCANS) >= _SCANS_KEPT:
+                    _SCANS.pop(next(iter(_SCANS)))
+                _SCANS[key] = found
+            g.scan_hashes = found
+    hashes: dict[int, str] = g.scan_hashes
+    return hashes
 
 
 @bp.app_template_global()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from random import SystemRandom
+from types import SimpleNamespace
 from typing import Any
 
 from flask import abort, redirect, render_template, request, url_for
@@ -19,6 +20,7 @@ from catalog.rules import SECTIONS
 from catalog.search import QueryError, random_hit
 from catalog.text import fold
 from webapp import game_name
+from webapp.answers import alike, cached
 from webapp.cards import bp
 from webapp.db import get_session
 from webapp.helpers import condition_choices, owned_for, working_deck
@@ -60,19 +62,25 @@ def _game_or_404(slug: str) -> Any:
 
 
 @bp.route("/")
+@cached(everyone=alike)
 def home() -> str:
     summaries = browse.game_summaries(get_session())
     return render_template("cards/home.html", summaries=summaries)
 
 
 @bp.route("/sets")
+@cached(everyone=alike)
 def all_sets() -> str:
-    session = get_session()
-    games = [(s, browse.sets_by_series(session, s.game)) for s in browse.game_summaries(session)]
+    # every game's sets in two statements (not four per game): the template reads .game/.module
+    games = [
+        (SimpleNamespace(game=game, module=GAMES[game.slug]), groups)
+        for game, groups in browse.every_set_by_series(get_session())
+    ]
     return render_template("cards/sets.html", games=games)
 
 
 @bp.route("/sets/<game_slug>")
+@cached(everyone=alike)
 def game_sets(game_slug: str) -> str:
     game, module = _game_or_404(game_slug)
     groups = browse.sets_by_series(get_session(), game)
@@ -80,6 +88,7 @@ def game_sets(game_slug: str) -> str:
 
 
 @bp.route("/sets/<game_slug>/<code>")
+@cached(everyone=alike)
 def set_detail(game_slug: str, code: str) -> str:
     game, module = _game_or_404(game_slug)
     page = browse.set_page(get_session(), game, code)
@@ -99,6 +108,7 @@ def set_detail(game_slug: str, code: str) -> str:
 
 
 @bp.route("/cards/<game_slug>/<path:name>")
+@cached
 def card_detail(game_slug: str, name: str) -> Any:
     game, module = _game_or_404(game_slug)
     session = get_session()
@@ -131,7 +141,9 @@ def card_detail(game_slug: str, name: str) -> Any:
         chosen=chosen,
         first_print=browse.first_printing(page.printings),
         keywords=keywords,
-        legality=card_legality(session=session, game=game.slug, card=page.card),
+        legality=card_legality(
+            session=session, game=game, card=page.card, set_codes=[card_set.code for _p, card_set in page.printings]
+        ),
         labels=field_labels(game.slug),
         owned=owned_for(printing.id for printing, _set in page.printings),
         conditions=condition_choices(),

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from flask import abort, redirect, render_template, request, url_for
+from flask import abort, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user
 
@@ -18,6 +18,7 @@ from catalog.search import QueryError, SearchResult, search
 from catalog.search.compile import ORDERS
 from catalog.search.keys import FLAGS, KEYS, lookup
 from catalog.text import fold
+from webapp.answers import alike, cached, dont_keep
 from webapp.cards import bp
 from webapp.cards.routes import _columns, _game_or_404, field_labels
 from webapp.cards.tiles import tiles_for
@@ -117,6 +118,8 @@ def _labels_for(result: SearchResult) -> dict[str, str]:
 
 def results_context(result: SearchResult) -> dict[str, Any]:
     """What the results macros need besides the hits."""
+    if "catalogue_versions" not in g and len(result.catalogue_versions) > 0:
+        g.catalogue_versions = result.catalogue_versions  # every game's: the search read them
     cards = [hit.card for hit in result.hits]
     deck_game, deck_text = working_deck()
     copies = copies_by_name(deck_text)
@@ -134,7 +137,13 @@ def results_context(result: SearchResult) -> dict[str, Any]:
     return context
 
 
+def _grid() -> bool:
+    """The results grid: every visitor's part of it (buttons, counts) is a part (answers.py)."""
+    return request.args.get("view") != "table"
+
+
 @bp.route("/cards")
+@cached(everyone=_grid)
 def results() -> Any:
     state = _state_from_args()
     if not state.q.strip():
@@ -160,6 +169,8 @@ def results() -> Any:
             needs_sign_in=_needs_sign_in(error),
         )
         return page, 400
+    if result.personal:
+        dont_keep()  # own/want/trade: these hits are this user's alone
     if result.total == 1 and state.page == 1 and result.hits:
         # Exactly one card: go to it, as Scryfall does (a 302, so the query stays in the history).
         hit = result.hits[0]
@@ -201,6 +212,7 @@ def _examples() -> list[str]:
 
 
 @bp.route("/help/search")
+@cached
 def search_help() -> str:
     keys = [(key, EXAMPLES.get(key.name, ())) for key in KEYS]
     return render_template(
@@ -223,12 +235,14 @@ def _glossary_or_404(game_slug: str) -> tuple[Any, GameModule]:
 
 
 @bp.route("/keywords")
+@cached(everyone=alike)
 def glossaries() -> str:
     summaries = [s for s in browse.game_summaries(get_session()) if s.module.keywords]
     return render_template("cards/glossaries.html", summaries=summaries)
 
 
 @bp.route("/keywords/<game_slug>")
+@cached(everyone=alike)
 def glossary(game_slug: str) -> str:
     game, module = _glossary_or_404(game_slug)
     uses = browse.keyword_uses(get_session(), game)
@@ -236,6 +250,7 @@ def glossary(game_slug: str) -> str:
 
 
 @bp.route("/keywords/<game_slug>/<kind>")
+@cached(everyone=_grid)
 def keyword(game_slug: str, kind: str) -> Any:
     game, module = _glossary_or_404(game_slug)
     entry = module.keyword_info(kind)

@@ -22,17 +22,19 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from flask import get_template_attribute, request, url_for
+from flask import g, get_template_attribute, request, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_wtf.csrf import generate_csrf
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from catalog.games import GAMES
 from catalog.search import SearchHit, SearchResult
+from webapp.answers import PLAIN_CSRF, PREPARERS, renderer
 from webapp.cards.images import card_scan
 from webapp.cards.routes import field_labels
 from webapp.db import get_engine
+from webapp.helpers import owned_for, working_deck
 
 # Tiles kept per process: a face is ~2 kB, so at most ~10 MB; enough for the pages people browse
 # between two imports, and old versions' tiles age out on their own.
@@ -155,7 +157,108 @@ def tile_views(
         copies = deck_copies.get(hit.card.name, 0)
         have = owned.get(hit.printing.id or 0, 0) if owned is not None else 0
         tiles.append(Tile(hit, face, page, copies, deck_text(copies), have, owned_text(have)))
+    g.tile_owned = owned  # what the tiles' parts count when drawn in this render
     return tiles
+
+
+# ---- the visitor's part of a tile (webapp/answers.py): its deck and collection buttons ------
+
+
+@dataclass(frozen=True)
+class _Visitor:
+    """What every tile's buttons on this request share."""
+
+    csrf: str
+    back: str
+    deck_action: str
+    deck_check: str
+    collection_action: str
+    deck_game: str
+    deck_copies: dict[str, int]
+    deck_text: Callable[[int], str]
+    owned_text: Callable[[int], str]
+
+
+def _visitor() -> _Visitor:
+    found: _Visitor | None = g.get("tile_visitor")
+    if found is None:
+        from catalog.decks.lists import copies_by_name
+        from catalog.text import fold
+
+        deck_game, deck_list = working_deck()
+        copies = copies_by_name(deck_list)
+        found = g.tile_visitor = _Visitor(
+            csrf=str(escape(generate_csrf())),
+            back=str(escape(request.full_path.rstrip("?"))),
+            deck_action=str(escape(url_for("decks.edit_working"))),
+            deck_check=str(escape(url_for("decks.check"))),
+            collection_action=str(escape(url_for("collection.change_item"))),
+            deck_game=deck_game,
+            deck_copies={name: n for name, n in copies.items()} if copies else {},
+            deck_text=_per_count(lambda n: str(escape(_("卡组中 %(n)d 张", n=n)))),
+            owned_text=_per_count(lambda n: str(escape(_("我有 %(n)d 张", n=n)))),
+        )
+        g.tile_fold = fold
+    return found
+
+
+def _prepare_tiles(batch: list[list[Any]]) -> None:
+    g.tile_owned = owned_for(int(args[1]) for args in batch)
+    g.pop("tile_visitor", None)
+
+
+PREPARERS["tile"] = _prepare_tiles
+
+
+@renderer("tile")
+def tile_actions(
+    game: str,
+    printing_id: int,
+    name: str,
+    deck_remove: str,
+    deck_add: str,
+    collection_remove: str,
+    collection_add: str,
+) -> str:
+    """A tile's buttons for this visitor: the working deck's copies, the user's owned copies.
+    The texts come escaped (as the kept page was rendered); a plain visitor's CSRF token stays
+    a marker (webapp/answers.py)."""
+    v = g.get("tile_visitor") or _visitor()
+    owned: Mapping[int, int] | None = g.get("tile_owned")
+    csrf = PLAIN_CSRF if g.get("answer_plain") else v.csrf
+    out = ['  <div class="tile-actions">\n  ']
+    if v.deck_game in ("", game):
+        copies = v.deck_copies.get(g.tile_fold(Markup(name).unescape()), 0) if v.deck_copies else 0
+        out.append(
+            f'<form class="deck-buttons" method="post" action="{v.deck_action}">\n'
+            f'  <input type="hidden" name="csrf_token" value="{csrf}">\n'
+            f'  <input type="hidden" name="game" value="{game}">\n'
+            f'  <input type="hidden" name="name" value="{name}">\n'
+            f'  <input type="hidden" name="next" value="{v.back}#hit-{printing_id}">\n'
+            f'  <button type="submit" name="action" value="remove"{"" if copies else " disabled"}\n'
+            f'          aria-label="{deck_remove}">−</button>\n'
+            f'  <a class="deck-copies" href="{v.deck_check}">{v.deck_text(copies)}</a>\n'
+            f'  <button type="submit" name="action" value="add"\n'
+            f'          aria-label="{deck_add}">+</button>\n'
+            "</form>"
+        )
+    if owned is not None:
+        have = owned.get(printing_id, 0)
+        out.append(
+            f'\n<form class="collection-buttons" method="post" action="{v.collection_action}">\n'
+            f'  <input type="hidden" name="csrf_token" value="{csrf}">\n'
+            f'  <input type="hidden" name="printing_id" value="{printing_id}">\n'
+            f'  <input type="hidden" name="next" value="{v.back}">\n'
+            f'  <button type="submit" name="delta" value="-1"{"" if have else " disabled"}\n'
+            f'          aria-label="{collection_remove}">−1</button>\n'
+            f'  <span class="owned-count" data-printing="{printing_id}" data-count="{have}" aria-live="polite">'
+            f"{v.owned_text(have)}</span>\n"
+            f'  <button type="submit" name="delta" value="1"\n'
+            f'          aria-label="{collection_add}">+1</button>\n'
+            "</form>"
+        )
+    out.append("\n  </div>\n")
+    return "".join(out)
 
 
 def tiles_for(result: SearchResult, context: Mapping[str, Any]) -> Callable[[], list[Tile]]:

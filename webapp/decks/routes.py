@@ -29,6 +29,7 @@ from catalog.decks.lists import (
 from catalog.games import GAMES
 from catalog.rules import SECTIONS, Rulebook
 from catalog.text import fold
+from webapp.answers import alike, cached
 from webapp.db import get_session
 from webapp.decks import bp
 from webapp.helpers import WORKING_DECK, cache_dir, safe_next, scan_dir, working_deck
@@ -237,6 +238,7 @@ def print_sheet() -> str:
 
 
 @bp.route("/rules/<game_slug>")
+@cached(everyone=alike)
 def rules(game_slug: str) -> str:
     module = GAMES.get(game_slug)
     book = module.rulebook if module is not None else None

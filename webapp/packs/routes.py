@@ -19,6 +19,7 @@ from flask_login import current_user, login_required
 from catalog import boosters
 from catalog.collection.openings import OpeningAlreadyAdded, add_opening_once, opening_added
 from catalog.games import GAMES
+from webapp.answers import alike, cached
 from webapp.db import get_session
 from webapp.helpers import utcnow
 from webapp.packs import bp
@@ -135,6 +136,7 @@ def add_to_collection(game_slug: str, code: str) -> Any:
 
 
 @bp.route("/<game_slug>/<code>/odds")
+@cached(everyone=alike)
 def odds(game_slug: str, code: str) -> str:
     n_boxes = _arg("boxes", "盒数", "boxes") or 3
     boosters.model.check_counts(packs=None, boxes=n_boxes)
