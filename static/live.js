@@ -43,7 +43,7 @@
       .then(function (answer) {
         var fresh = new DOMParser().parseFromString(answer.html, "text/html");
         var selectors = form.getAttribute("data-live").split(/\s+/).filter(Boolean);
-        var swapped = selectors.map(function (selector) { return swap(fresh, selector); });
+        var swapped = answer.response.ok ? selectors.map(function (selector) { return swap(fresh, selector); }) : [];
         if (!swapped.some(Boolean)) {
           // The answer is another page (an error, a sign-in): show its content in place.
           swap(fresh, "main");

@@ -106,3 +106,37 @@ def test_counts_change_in_place_and_without_javascript(
         _no_load(page, javascript)
     finally:
         page.context.close()
+
+
+def test_name_suggestions_are_a_keyboard_combobox(browser: Browser, live_server: str) -> None:
+    """Issue 33 §4: typing offers names (debounced JSON), ↓ and Enter take one, Escape closes."""
+    page = open_page(browser)
+    try:
+        page.goto(live_server + "/decks?game=samsara&list=" + "1%20小红帽·森林歌者")
+        box = page.locator("#site-search-q")
+        expect(box).to_have_attribute("role", "combobox")
+        box.press_sequentially("xiaohong", delay=20)
+        listbox = page.locator("#" + box.get_attribute("aria-controls"))
+        expect(listbox).to_be_visible()
+        expect(box).to_have_attribute("aria-expanded", "true")
+        options = listbox.get_by_role("option")
+        expect(options.first).to_contain_text("小红帽")
+        box.press("ArrowDown")
+        first_id = options.first.get_attribute("id")
+        expect(box).to_have_attribute("aria-activedescendant", first_id)
+        expect(options.first).to_have_attribute("aria-selected", "true")
+        chosen = options.first.inner_text()
+        box.press("Enter")
+        expect(box).to_have_value(chosen)
+        expect(box).to_have_attribute("aria-expanded", "false")
+        assert "/decks" in page.url  # Enter on an option takes it, it does not submit
+        # the deck builder's "add a card" field offers this game's names the same way
+        add = page.get_by_role("combobox", name="添加卡牌")
+        add.press_sequentially("狼猎", delay=20)
+        expect(page.locator("#" + add.get_attribute("aria-controls")).get_by_role("option").first).to_contain_text(
+            "狼猎手"
+        )
+        add.press("Escape")
+        expect(add).to_have_attribute("aria-expanded", "false")
+    finally:
+        page.context.close()
