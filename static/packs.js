@@ -112,7 +112,10 @@
       pack.querySelector(".pack-title").appendChild(
         button(flipAllLabel, "button secondary flip-all", function () { flipAll(pack); })
       );
-      if (!sealEach) return;
+      if (!sealEach) {
+        pack.classList.add("opened");  // a single pack: the opened pack's place and card size
+        return;
+      }
       pack.classList.add("sealed");
       var title = pack.querySelector(".pack-title").firstChild.textContent.trim();
       var wrapper = button(openLabel, "pack-wrapper", function () { unseal(pack, true); });
