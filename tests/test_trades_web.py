@@ -119,3 +119,16 @@ def test_price_list_import_weighs_the_balance(app: Any, kit: Kit, login: Any) ->
     r = alice.post("/trades", data={"to": "bob", field(kit, "give", "T1-001"): "2", field(kit, "get", "T1-005"): "1"})
     page = alice.get(r.headers["Location"]).get_data(as_text=True)
     assert "25.0" in page and "1 张没有价格" in page
+
+
+def test_grade_cells_read_in_english_on_english_pages(app: Any, kit: Kit, login: Any) -> None:
+    """Issue 33 §5: trade lines read "LP · 简中 · 普通" on the English pages."""
+    alice = app.test_client()
+    login(alice, "alice")
+    composer = alice.get("/trades/new?to=bob&lang=en").get_data(as_text=True)
+    assert "NM · Simplified Chinese · Non-foil" in composer and "简中 · 普通" not in composer
+    r = alice.post("/trades", data={"to": "bob", field(kit, "get", "T1-005"): "1", "mode": "local"})
+    page = alice.get(r.headers["Location"]).get_data(as_text=True)
+    assert "NM · Simplified Chinese · Non-foil" in page and "简中 · 普通" not in page
+    chinese = alice.get(r.headers["Location"] + "?lang=zh").get_data(as_text=True)
+    assert "NM · 简中 · 普通" in chinese
