@@ -13,7 +13,9 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	# (setuptools' "Editable installation" banner, 10 lines of !! on a fresh clone, is advice for
+	# packagers, not a failure: silenced; issue 33 §6)
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
 setup: $(STAMP) translations

@@ -16,6 +16,7 @@ from flask import Response, abort, jsonify, redirect, render_template, request, 
 from flask import session as web_session
 from flask_babel import get_locale
 from flask_babel import gettext as _
+from flask_login import current_user
 
 from catalog.decks import stats as deckstats
 from catalog.decks.check import DeckCheckError, check_decklist, format_choices
@@ -202,6 +203,8 @@ def _drawable() -> Any:
     missing = deckimages.unresolved(result.verdict)
     if missing or not result.deck.entries:
         abort(400, "; ".join(missing) or _("卡组是空的"))
+    if not result.deck.name:  # a saved deck's links name it (its list has no 名称: line)
+        result.deck.name = request.args.get("name", "").strip()[:100]
     return result
 
 
@@ -254,7 +257,8 @@ def print_sheet() -> str:
         module=GAMES[result.pool.game],
         rows={s: [r for r in rows if r[0] == s] for s in SECTIONS},
         section_labels=section_labels(),
-        player=request.args.get("player", ""),
+        # the signed-in player's name unless another is asked for (issue 33 §6: it was blank)
+        player=request.args.get("player", "") or (current_user.username if current_user.is_authenticated else ""),
     )
 
 
