@@ -92,6 +92,8 @@
     card.setAttribute("tabindex", "0");
     card.setAttribute("role", "button");
     card.setAttribute("aria-label", flipLabel);
+    // the list of buttons is a group now (a list may hold only list items: axe's "list" rule)
+    card.parentNode.setAttribute("role", "group");
     card.addEventListener("click", function (event) {
       if (this.classList.contains("face-down")) {
         event.preventDefault();
@@ -119,7 +121,6 @@
       pack.classList.add("sealed");
       var title = pack.querySelector(".pack-title").firstChild.textContent.trim();
       var wrapper = button(openLabel, "pack-wrapper", function () { unseal(pack, true); });
-      wrapper.setAttribute("aria-label", openLabel + " " + title);
       wrapper.innerHTML = "";
       var name = document.createElement("span");
       name.className = "pack-wrapper-title";
