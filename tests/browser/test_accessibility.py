@@ -48,6 +48,31 @@ FOCUS_SHOWN = """() => {
 }"""
 
 
+def _data_words(database_url: str) -> list[str]:
+    """The catalogue's and the user's own words (card, set and game names, types, traits,
+    keywords, attributes, deck names): data, shown as written on every page. Longest first."""
+    from sqlalchemy import text
+
+    from catalog import db as catalog_db
+    from catalog.games import GAMES
+
+    engine = catalog_db.make_engine(database_url)
+    words: set[str] = set()
+    with engine.connect() as connection:
+        for query in (
+            "SELECT name FROM card", "SELECT name FROM card_set", "SELECT name FROM game",
+            "SELECT name FROM saved_deck", "SELECT type FROM card", "SELECT subtype FROM card",
+            "SELECT name FROM format",
+        ):  # fmt: skip
+            words.update(str(row[0]) for row in connection.execute(text(query)) if row[0])
+    engine.dispose()
+    for module in GAMES.values():
+        words.update(module.attributes.canonical)
+        words.add(module.name)
+        words.update(module.basic_names)
+    return sorted((w for w in words if w), key=len, reverse=True)
+
+
 def _screenshots_module() -> Any:
     spec = importlib.util.spec_from_file_location("lunzang_screenshots", ROOT / "scripts" / "screenshots.py")
     assert spec is not None and spec.loader is not None
@@ -57,7 +82,7 @@ def _screenshots_module() -> Any:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[tuple[str, str, bool]], str]]:
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[tuple[str, str, bool]], str, str]]:
     from tests.test_web import ensure_translations_compiled
 
     ensure_translations_compiled()
@@ -68,7 +93,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[t
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_port}", shots.pages(deck_text), shots.PASSWORD
+        base = f"http://127.0.0.1:{server.server_port}"
+        yield base, shots.pages(deck_text), shots.PASSWORD, app.config["DATABASE_URL"]
     finally:
         server.shutdown()
         thread.join(timeout=10)
@@ -83,7 +109,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[t
 def test_axe_finds_nothing_serious_and_inputs_are_labelled(
     browser: Browser, site: Any, width: int, signed_in: bool
 ) -> None:
-    base, pages, password = site
+    base, pages, password, _database = site
     context = browser.new_context(bypass_csp=True, viewport={"width": width, "height": 844 if width < 800 else 900})
     context.add_init_script(path=str(AXE))
     # Card images are drawn on request (Pillow): axe reads their alt text from the DOM, so the
@@ -114,6 +140,65 @@ def test_axe_finds_nothing_serious_and_inputs_are_labelled(
                     if not page.evaluate(FOCUS_SHOWN):
                         focused = page.evaluate("document.activeElement.outerHTML.slice(0, 80)")
                         problems.append(f"{where}: focus not visible on {focused}")
+    finally:
+        context.close()
+    assert problems == [], "\n".join(problems)
+
+
+# Text outside card data (elements marked lang="zh-…", as templates mark names, sets and rules
+# text) and outside what users typed (textarea, inputs, code) must hold no CJK character and no
+# full-width punctuation on an English page.
+NOT_ENGLISH = r"""() => {
+  const found = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const cjk = /[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]/;
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.nodeValue.trim().replace(/\s+/g, ' ');
+    if (!text || !cjk.test(text)) continue;
+    const parent = node.parentElement;
+    if (!parent || parent.closest('script, style, textarea, code, pre, option, [hidden]')) continue;
+    const marked = parent.closest('[lang]');
+    if (marked && marked.getAttribute('lang').startsWith('zh')) continue;
+    if (parent.closest('.flashes') && /alice/.test(text)) continue;
+    if (parent.offsetParent === null && getComputedStyle(parent).position !== 'fixed') continue;
+    found.push(text);
+  }
+  return [...new Set(found)];
+}"""
+
+
+# Pages that teach the catalogue's Chinese words (search syntax examples, keyword glossaries, the
+# rule texts they quote): their Chinese is the subject, not a leftover.
+TEACHING = ("/help/search", "/keywords/", "/rules/")
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
+
+
+def test_signed_in_pages_in_english_hold_no_chinese_outside_card_data(browser: Browser, site: Any) -> None:
+    """Issue 33 §6 (What to build): English complete on every page a signed-in user reaches."""
+    base, pages, password, database = site
+    words = [*_data_words(database), "样例"]  # the screenshots deck's "名称: 样例" line
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    context.route(re.compile(r".*/(images|scans)/.*|.*\.(png|jpg|jpeg|webp)(\?.*)?$"), lambda route: route.abort())
+    page = context.new_page()
+    problems: list[str] = []
+    try:
+        page.goto(base + "/login?lang=en")
+        page.fill("input[name=username]", "alice")
+        page.fill("input[name=password]", password)
+        page.locator("main form button[type=submit]").first.click()
+        page.wait_for_url(lambda url: "/login" not in url)
+        extra = ["/trades", "/trades/prices", "/events", "/events/mine", "/collection/history", "/decks/mine"]
+        for path in [p for _stem, p, _user in pages] + extra:
+            if path.startswith(TEACHING):
+                continue
+            separator = "&" if "?" in path else "?"
+            page.goto(f"{base}{path}{separator}lang=en")
+            for text in page.evaluate(NOT_ENGLISH):
+                rest = text
+                for word in words:
+                    rest = rest.replace(word, "")
+                if CJK.search(rest):
+                    problems.append(f"{path.split('?')[0]}: {text[:60]}")
     finally:
         context.close()
     assert problems == [], "\n".join(problems)
