@@ -73,3 +73,11 @@
       });
   });
 })();
+// A form that takes a while (the completion simulation): say so while the next page is computed.
+(function () {
+  "use strict";
+  document.addEventListener("submit", function (event) {
+    var note = event.target.querySelector && event.target.querySelector(".busy-note[data-busy]");
+    if (note) note.textContent = note.getAttribute("data-busy");
+  });
+})();

@@ -391,3 +391,30 @@ def test_box_collation_gives_exact_counts_in_every_box(engine: Engine, tmp_path:
     result = boosters.complete_set(model, trials=3000, seed=4)
     assert result.complete.exact_mean is not None
     assert result.complete.mean == pytest.approx(result.complete.exact_mean, rel=0.03)
+
+
+# ---- completion from a collection (issue 33 §7) -------------------------------------------
+
+
+def test_exact_expectation_from_a_collection_by_hand() -> None:
+    # 3 coupons, one owned: two left to collect, 3/2 + 3 = 4.5 (the coupon collector's tail)
+    model = make_model({"C": 3}, [{"count": 1, "rarity": {"C": 1}}], packs_per_box=1)
+    assert exact_expected_boxes(model, lacking={"C": 2}) == pytest.approx(4.5, rel=1e-12)
+    assert exact_expected_boxes(model, lacking={"C": 0}) == 0
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_from_my_collection_monte_carlo_meets_the_exact_mean_and_playsets_shrink(seed: int) -> None:
+    model = make_model(
+        {"C": 6, "R": 3, "SR": 1}, [{"count": 3, "rarity": {"C": 1}}, {"count": 1, "rarity": {"R": 4, "SR": 1}}], 4
+    )
+    fresh = boosters.complete_set(model, trials=4000, seed=seed)
+    # own three of every common and one of each rare: only the SR is lacking for the set
+    owned = tuple(3 if p.rarity == "C" else 1 if p.rarity == "R" else 0 for p in model.printings)
+    mine = boosters.complete_set(model, trials=4000, seed=seed, owned=owned)
+    assert mine.complete.exact_mean is not None and mine.complete.exact_mean < fresh.complete.exact_mean
+    assert mine.complete.mean == pytest.approx(mine.complete.exact_mean, rel=0.05)
+    assert mine.playset.mean < fresh.playset.mean
+    everything = tuple(3 for _p in model.printings)
+    done = boosters.complete_set(model, trials=10, seed=seed, owned=everything)
+    assert done.complete.mean == 0 and done.playset.mean == 0 and done.complete.exact_mean == 0
