@@ -26,7 +26,7 @@
     }
     var status = document.createElement("span");
     status.className = "visually-hidden";
-    status.setAttribute("role", "status");
+    status.setAttribute("aria-live", "polite");  // no role: the page's own status stays the one
     input.parentNode.insertBefore(list, input.nextSibling);
     input.parentNode.insertBefore(status, list.nextSibling);
     input.setAttribute("role", "combobox");
