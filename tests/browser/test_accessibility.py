@@ -134,6 +134,9 @@ def test_axe_finds_nothing_serious_and_inputs_are_labelled(
                 where = f"{stem} ({language}, {width} px)"
                 problems += [f"{where}: {v}" for v in page.evaluate(RUN_AXE)]
                 problems += [f"{where}: unlabelled {e}" for e in page.evaluate(UNLABELLED)]
+                sideways = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+                if sideways > 0:
+                    problems.append(f"{where}: scrolls {sideways} px sideways")
                 if language == "zh":
                     page.locator("main").focus()
                     page.keyboard.press("Tab")
