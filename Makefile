@@ -6,14 +6,16 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 5000
 
-.PHONY: run test test-postgres lint format bench fuzz setup db translations clean chromium screenshots
+.PHONY: run test test-postgres lint format bench fuzz setup db translations clean chromium screenshots vendor
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	# (setuptools' "Editable installation" banner, 10 lines of !! on a fresh clone, is advice for
+	# packagers, not a failure: silenced; issue 33 §6)
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
 setup: $(STAMP) translations
@@ -70,6 +72,16 @@ fuzz: setup
 SCREENSHOTS ?= build/screenshots
 screenshots: setup
 	$(BIN)/python scripts/screenshots.py $(SCREENSHOTS)
+
+# Front-end tools from npm, vendored with their licence and version (package.json pins them):
+# axe-core, which tests/browser/test_accessibility.py injects into Chromium. Run after changing
+# package.json; the copied files are committed, so the tests need neither npm nor the network.
+AXE_DIR := tests/browser/vendor/axe-core
+vendor:
+	npm install --no-audit --no-fund --ignore-scripts
+	mkdir -p $(AXE_DIR)
+	cp node_modules/axe-core/axe.min.js node_modules/axe-core/LICENSE $(AXE_DIR)/
+	node -e "console.log(require('./node_modules/axe-core/package.json').version)" > $(AXE_DIR)/VERSION
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -22,7 +22,7 @@ from sqlmodel import Session, col, select
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from catalog.errors import LunzangError, Message
-from catalog.models import ROLES, ApiToken, User
+from catalog.models import ROLES, ApiToken, PasswordReset, User
 
 USERNAME_MIN, USERNAME_MAX = 2, 32
 PASSWORD_MIN, PASSWORD_MAX = 8, 256
@@ -183,6 +183,8 @@ def change_password(
     user.password_hash = _hash(new_password, hash_method)
     user.auth_version += 1
     revoke_all_tokens(session=session, user=user, now=now or datetime.now(UTC))
+    assert user.id is not None
+    close_open_resets(session=session, user_id=user.id, now=now or datetime.now(UTC))
     session.add(user)
     session.flush()
     return user
@@ -197,6 +199,8 @@ def set_password(
     user.password_hash = _hash(password, hash_method)
     user.auth_version += 1
     revoke_all_tokens(session=session, user=user, now=now or datetime.now(UTC))
+    assert user.id is not None
+    close_open_resets(session=session, user_id=user.id, now=now or datetime.now(UTC))
     session.add(user)
     session.flush()
     return user
@@ -224,6 +228,17 @@ def revoke_all_tokens(*, session: Session, user: User, now: datetime) -> int:
         session.add(row)
     session.flush()
     return len(rows)
+
+
+def close_open_resets(*, session: Session, user_id: int, now: datetime) -> int:
+    """Spend every open password-reset link of the user (catalog.password_reset); how many."""
+    result = session.execute(
+        update(PasswordReset)
+        .where(col(PasswordReset.user_id) == user_id, col(PasswordReset.used_at).is_(None))
+        .values(used_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    return int(getattr(result, "rowcount", 0) or 0)
 
 
 def set_role(*, session: Session, user: User, role: str) -> User:

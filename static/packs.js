@@ -92,6 +92,8 @@
     card.setAttribute("tabindex", "0");
     card.setAttribute("role", "button");
     card.setAttribute("aria-label", flipLabel);
+    // the list of buttons is a group now (a list may hold only list items: axe's "list" rule)
+    card.parentNode.setAttribute("role", "group");
     card.addEventListener("click", function (event) {
       if (this.classList.contains("face-down")) {
         event.preventDefault();
@@ -112,11 +114,13 @@
       pack.querySelector(".pack-title").appendChild(
         button(flipAllLabel, "button secondary flip-all", function () { flipAll(pack); })
       );
-      if (!sealEach) return;
+      if (!sealEach) {
+        pack.classList.add("opened");  // a single pack: the opened pack's place and card size
+        return;
+      }
       pack.classList.add("sealed");
       var title = pack.querySelector(".pack-title").firstChild.textContent.trim();
       var wrapper = button(openLabel, "pack-wrapper", function () { unseal(pack, true); });
-      wrapper.setAttribute("aria-label", openLabel + " " + title);
       wrapper.innerHTML = "";
       var name = document.createElement("span");
       name.className = "pack-wrapper-title";

@@ -91,3 +91,19 @@ def test_password_resets_and_signs_out(app: Any, runner: Any) -> None:
     assert user.auth_version == 1
     with Session(get_engine(app)) as session:
         assert accounts.authenticate(session=session, username="alice", password="another password") is not None
+
+
+def test_list_shows_times_in_the_users_zone_and_names_it(app: Any, runner: Any) -> None:
+    """Issue 33 §6: the list printed UTC times unlabelled while the site shows Asia/Shanghai."""
+    from datetime import UTC, datetime
+
+    runner.invoke(args=["user", "create", "alice"], input=PASSWORD + "\n")
+    runner.invoke(args=["user", "create", "bob"], input=PASSWORD + "\n")
+    with Session(get_engine(app)) as session:
+        for user in session.exec(select(User)):
+            user.created_at = datetime(2026, 1, 1, 20, 30, tzinfo=UTC)
+            user.time_zone = "Europe/London" if user.username == "bob" else None
+            session.add(user)
+        session.commit()
+    lines = runner.invoke(args=["user", "list"]).output.splitlines()
+    assert lines == ["alice\tuser\t2026-01-02 04:30 Asia/Shanghai", "bob\tuser\t2026-01-01 20:30 Europe/London"]

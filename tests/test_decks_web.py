@@ -112,18 +112,32 @@ def test_nav_links_to_the_checker(client: Any) -> None:
     assert re.search(r'href="/decks"\s*aria-current="page">构筑检查</a>', page)
 
 
-def test_plus_minus_and_add_edit_the_list_in_the_url(sample_app: Any) -> None:
+def test_plus_minus_and_add_post_the_list_and_never_put_it_in_a_url(sample_app: Any) -> None:
+    """Issue 33 §3: the + / − buttons and "add" post the list; the answer is the bare /decks."""
     client = sample_app.test_client()
     base = {"game": "samsara", "list": "3 小红帽·森林歌者\n"}
-    page = client.get("/decks", query_string=base).get_data(as_text=True)
-    assert "inc=1" in page and "dec=1" in page and 'name="add"' in page
-    plus = client.get("/decks", query_string={**base, "inc": "1"})
-    assert plus.status_code == 302
+    page = client.post("/decks", data=base)
+    assert page.status_code == 303 and "list=" not in page.headers["Location"]
+    body = client.get(page.headers["Location"]).get_data(as_text=True)
+    assert 'name="inc" value="1"' in body and 'name="dec" value="1"' in body and 'name="add"' in body
+    assert "list=" not in body and "inc=" not in body  # no link carries the deck
+    plus = client.post("/decks", data={**base, "inc": "1"})
+    assert plus.status_code == 303 and "list=" not in plus.headers["Location"]
     followed = client.get(plus.headers["Location"]).get_data(as_text=True)
     assert "4 小红帽·森林歌者" in followed and 'data-code="too_many_copies"' in followed
-    added = client.get("/decks", query_string={**base, "add": "火之法力石", "add_count": "4", "add_section": "extra"})
+    minus = client.post("/decks", data={"game": "samsara", "list": "4 小红帽·森林歌者\n", "dec": "1"})
+    assert "3 小红帽·森林歌者" in client.get(minus.headers["Location"]).get_data(as_text=True)
+    added = client.post("/decks", data={**base, "add": "火之法力石", "add_count": "4", "add_section": "extra"})
     followed = client.get(added.headers["Location"]).get_data(as_text=True)
     assert "额外卡组:\n4 火之法力石" in followed
+
+
+def test_a_list_too_long_for_the_session_is_answered_directly(sample_app: Any) -> None:
+    client = sample_app.test_client()
+    text = "".join(f"# {'注' * 40} {n}\n" for n in range(40)) + "3 小红帽·森林歌者\n"
+    response = client.post("/decks", data={"game": "samsara", "list": text, "inc": str(41)})
+    assert response.status_code == 200
+    assert "4 小红帽·森林歌者" in response.get_data(as_text=True)
 
 
 def test_longzhiyi_odds_leave_the_weapon_out(sample_app: Any) -> None:
@@ -138,17 +152,19 @@ def test_longzhiyi_odds_leave_the_weapon_out(sample_app: Any) -> None:
 
 def test_working_deck_is_kept_in_the_session(sample_app: Any) -> None:
     client = sample_app.test_client()
-    client.get("/decks", query_string={"game": "samsara", "list": "3 小红帽·森林歌者\n"})
+    client.post("/decks", data={"game": "samsara", "list": "3 小红帽·森林歌者\n"})
     again = client.get("/decks").get_data(as_text=True)  # a bare visit shows the deck being built
     assert "3 小红帽·森林歌者" in again and "清空卡组" in again
     # a link from elsewhere (a search result) adds to it
     added = client.get("/decks", query_string={"game": "samsara", "add": "小红帽·狼猎手"})
-    assert added.status_code == 302
+    assert added.status_code == 303
     page = client.get(added.headers["Location"]).get_data(as_text=True)
     assert "3 小红帽·森林歌者\n1 小红帽·狼猎手" in page
     # another game starts a new list rather than mixing games
     other = client.get("/decks", query_string={"game": "keyforge", "add": "山岳拳王"})
-    assert "list=" in other.headers["Location"] and "%E5%B0%8F%E7%BA%A2%E5%B8%BD" not in other.headers["Location"]
+    assert "list=" not in other.headers["Location"]
+    page = client.get(other.headers["Location"]).get_data(as_text=True)
+    assert "1 山岳拳王" in page and "小红帽" not in page
     client.get("/decks", query_string={"clear": "1"})
     assert "3 小红帽·森林歌者" not in client.get("/decks").get_data(as_text=True)
 

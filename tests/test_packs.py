@@ -422,3 +422,45 @@ def test_box_collation_gives_exact_counts_in_every_box(engine: Engine, tmp_path:
     result = boosters.complete_set(model, trials=3000, seed=4)
     assert result.complete.exact_mean is not None
     assert result.complete.mean == pytest.approx(result.complete.exact_mean, rel=0.03)
+
+
+# ---- completion from a collection (issue 33 §7) -------------------------------------------
+
+
+def test_exact_expectation_from_a_collection_by_hand() -> None:
+    # 3 coupons, one owned: two left to collect, 3/2 + 3 = 4.5 (the coupon collector's tail)
+    model = make_model({"C": 3}, [{"count": 1, "rarity": {"C": 1}}], packs_per_box=1)
+    assert exact_expected_boxes(model, lacking={"C": 2}) == pytest.approx(4.5, rel=1e-12)
+    assert exact_expected_boxes(model, lacking={"C": 0}) == 0
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_from_my_collection_monte_carlo_meets_the_exact_mean_and_playsets_shrink(seed: int) -> None:
+    model = make_model(
+        {"C": 6, "R": 3, "SR": 1}, [{"count": 3, "rarity": {"C": 1}}, {"count": 1, "rarity": {"R": 4, "SR": 1}}], 4
+    )
+    fresh = boosters.complete_set(model, trials=4000, seed=seed)
+    # own three of every common and one of each rare: only the SR is lacking for the set
+    owned = tuple(3 if p.rarity == "C" else 1 if p.rarity == "R" else 0 for p in model.printings)
+    mine = boosters.complete_set(model, trials=4000, seed=seed, owned=owned)
+    assert mine.complete.exact_mean is not None and mine.complete.exact_mean < fresh.complete.exact_mean
+    assert mine.complete.mean == pytest.approx(mine.complete.exact_mean, rel=0.05)
+    assert mine.playset.mean < fresh.playset.mean
+    everything = tuple(3 for _p in model.printings)
+    done = boosters.complete_set(model, trials=10, seed=seed, owned=everything)
+    assert done.complete.mean == 0 and done.playset.mean == 0 and done.complete.exact_mean == 0
+
+
+def test_the_exact_mean_is_computed_once_per_structure(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 33 §7: the exact sum was 0.65 s of the completion page's 0.74; it is kept."""
+    import catalog.boosters.completion as completion
+
+    calls: list[Any] = []
+    real = completion._exact_expected_boxes
+    monkeypatch.setattr(completion, "_EXACT_CACHE", {})
+    monkeypatch.setattr(completion, "_exact_expected_boxes", lambda model, **kw: calls.append(kw) or real(model, **kw))
+    model = make_model({"C": 3}, [{"count": 1, "rarity": {"C": 1}}], packs_per_box=1)
+    twin = make_model({"C": 3}, [{"count": 1, "rarity": {"C": 1}}], packs_per_box=1)
+    assert exact_expected_boxes(model) == exact_expected_boxes(twin) == pytest.approx(5.5)
+    assert exact_expected_boxes(model, lacking={"C": 2}) == pytest.approx(4.5)
+    assert len(calls) == 2

@@ -202,3 +202,35 @@ def test_every_seed_up_to_2_63_opens(sample_app: Any, seed: str, status: int) ->
     """Seeds are 0 … 2⁶³−1 (DESIGN §7); the random seed of "开 1 盒" usually has 19 digits."""
     response = sample_app.test_client().get(f"/packs/samsara/M4/open?packs=1&seed={seed}")
     assert response.status_code == status
+
+
+def test_completion_from_my_collection(sample_app: Any, login: Any) -> None:
+    """Issue 33 §7: how many more boxes given what I own; the exact mean counts only what I lack."""
+    import re
+
+    from sqlmodel import Session
+
+    from catalog import boosters
+    from catalog.collection.ledger import adjust
+    from tests.collectionkit import NOW
+    from webapp.db import get_engine
+
+    client = sample_app.test_client()
+    alice = login(client, "alice")
+    with Session(get_engine(sample_app)) as session, session.begin():
+        model = boosters.load_pack_model(session=session, set_code="M4", game="samsara")
+        rarest = set(model.obtainable()[-2:])  # what takes the boxes: the two rarest rarities
+        for printing in model.printings:
+            if printing.rarity in rarest:
+                adjust(session=session, user_id=alice.id, printing_id=printing.id, delta=3, reason="manual", now=NOW)
+
+    def exact_of(page: str) -> float:
+        match = re.search(r'data-exact="([0-9.]+)"', page)
+        assert match, page[:2000]
+        return float(match.group(1))
+
+    fresh = client.get("/packs/samsara/M4/complete?seed=7&trials=200").get_data(as_text=True)
+    mine = client.get("/packs/samsara/M4/complete?seed=7&trials=200&mine=1").get_data(as_text=True)
+    assert "从你的收藏算起" in mine and 'name="mine" value="1" checked' in mine
+    assert exact_of(mine) < exact_of(fresh)
+    assert sample_app.test_client().get("/packs/samsara/M4/complete?seed=7&mine=1").status_code == 200  # visitor

@@ -205,3 +205,13 @@ def test_every_problem_at_once_with_messages_and_cards() -> None:
     assert list(payload) == ["legal", "game", "format", "counts", "violations"]
     assert payload["legal"] is False and payload["game"] == "samsara" and payload["format"] == "m8"
     assert set(payload["violations"][0]) >= {"code", "severity", "message", "cards"}
+
+
+def test_english_messages_name_attributes_in_english() -> None:
+    """Issue 33 §5: "need 水 mana" read half Chinese on the English pages."""
+    verdict = check(main_of(49) + "1 光暗双子\n额外卡组:\n8 火之法力石\n", POOL, STANDARD)
+    messages = sorted(v.message_en for v in verdict.violations if v.code == "attribute_without_mana")
+    assert [m.split(":")[0] for m in messages] == [
+        "1 card(s) need dark mana and the extra deck has no dark mana stone",
+        "1 card(s) need light mana and the extra deck has no light mana stone",
+    ]

@@ -215,3 +215,23 @@ def test_deck_posts_without_csrf_token_are_refused(
     assert decks_of(csrf_client, alice.id) == before
     with Session(engine_of(csrf_client)) as session:
         assert session.scalars(select(WantItem)).all() == []
+
+
+def test_saved_deck_header_image_title_and_sheet_name(sample_app: Any, login: Any) -> None:
+    """Issue 33 §6: the header shows 标准 (not standard), the image link carries the deck's name
+    (its title read 未命名卡组), and the registration sheet fills in the signed-in player."""
+    import re
+
+    client = sample_app.test_client()
+    login(client, "alice")
+    saved = client.post(
+        "/decks/mine",
+        data={"name": "圆桌速攻", "game": "samsara", "format": "standard", "list": "3 小红帽·森林歌者\n"},
+    )
+    page = client.get(saved.headers["Location"]).get_data(as_text=True)
+    header = page.split('class="description">', 1)[1].split("</p>", 1)[0]
+    assert "标准" in header and "standard" not in header
+    image = re.search(r'href="(/decks/image\.png[^"]*)"', page)
+    assert image and "name=" in image.group(1)
+    sheet = client.get("/decks/print", query_string={"game": "samsara", "list": "3 小红帽·森林歌者\n"})
+    assert '<dd class="blank">alice</dd>' in sheet.get_data(as_text=True)

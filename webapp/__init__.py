@@ -50,7 +50,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     error pages (:mod:`webapp.errors`)."""
     from flask_babel import Babel, get_locale
 
-    from webapp import errors, health, security, timezones, validation
+    from webapp import errors, health, security, timezones, validation, wording
     from webapp.routing import LazyBuildRule
 
     app = _new_app()
@@ -66,6 +66,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     init_auth(app)
     timezones.init_app(app)
+    wording.init_app(app)
 
     from webapp import admin, api, auth, cards, collection, curation, decks, events, packs, trades, wants
     from webapp.extensions import csrf

@@ -71,6 +71,14 @@ def load(app: Flask, test_config: dict[str, Any] | None = None) -> None:
         # visitors as one. Set LUNZANG_PROXIES=1 there so X-Forwarded-For/-Proto/-Host are
         # trusted from exactly that many hops (werkzeug's ProxyFix); never when exposed directly.
         LUNZANG_PROXIES=0,
+        # Mail (webapp.mail): password-reset links go by e-mail when MAIL_SERVER names an SMTP
+        # host; without one, an admin issues a one-time link on /admin/users instead.
+        MAIL_SERVER="",
+        MAIL_PORT=25,
+        MAIL_FROM="",
+        MAIL_USERNAME="",
+        MAIL_PASSWORD="",
+        MAIL_STARTTLS=False,
     )
     app.config.from_pyfile("config.py", silent=True)
     from_environment = (
@@ -84,6 +92,12 @@ def load(app: Flask, test_config: dict[str, Any] | None = None) -> None:
         # the drawn faces' folder (default instance/card-images): one shared folder lets every
         # server serve a face any of them (or `lunzang images warm`) drew
         "CARD_IMAGE_DIR",
+        "MAIL_SERVER",
+        "MAIL_PORT",
+        "MAIL_FROM",
+        "MAIL_USERNAME",
+        "MAIL_PASSWORD",
+        "MAIL_STARTTLS",
     )
     for key in (*from_environment, "LUNZANG_PROXIES"):
         if os.environ.get(key):

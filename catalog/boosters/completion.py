@@ -9,6 +9,7 @@ the target and counted in ``unobtainable``.
 from __future__ import annotations
 
 import itertools
+import threading
 from dataclasses import dataclass, field
 from decimal import Decimal, localcontext
 from math import comb, factorial, prod
@@ -83,7 +84,12 @@ def _distribution(boxes: np.ndarray, exact: float | None = None) -> Distribution
 
 
 def simulate_boxes_needed(
-    model: PackModel, rng: np.random.Generator, *, trials: int, copies: tuple[int, ...] = (1, PLAYSET)
+    model: PackModel,
+    rng: np.random.Generator,
+    *,
+    trials: int,
+    copies: tuple[int, ...] = (1, PLAYSET),
+    owned: tuple[int, ...] | None = None,
 ) -> tuple[dict[int, np.ndarray], int]:
     """Per trial, the boxes opened until every obtainable printing has ``c`` copies, per c.
 
@@ -92,6 +98,8 @@ def simulate_boxes_needed(
     ``cumsum`` and finds the first box where the scarcest printing reaches c. ``step`` grows
     as trials finish so that each step generates about ``CHUNK_PACKS`` packs; trials are run in
     batches of ``TRIAL_CELLS / printings``. Memory is bounded by those two constants.
+    ``owned`` (copies per printing, in ``model.printings`` order) starts every trial from a
+    collection: a target it already meets takes 0 boxes (issue 33 §7, "from my collection").
     Returns ({c: boxes per trial}, packs generated).
     """
     targets = np.array([i for i, p in enumerate(model.printings) if p.rarity in model.obtainable()], dtype=np.int64)
@@ -102,11 +110,16 @@ def simulate_boxes_needed(
     most = max(copies)
     packs_done = 0
     batch = max(1, min(TRIAL_CELLS // max(width, 1), CHUNK_PACKS // per_box))
+    start_counts = np.zeros(width, dtype=np.int32)
+    if owned is not None:
+        start_counts = np.minimum(np.asarray(owned, dtype=np.int64)[targets], most).astype(np.int32)
     for start in range(0, trials, batch):
         size = min(batch, trials - start)
-        owned = np.zeros((size, width), dtype=np.int32)
-        found = {c: np.zeros(size, dtype=np.int64) for c in copies}
-        active = np.arange(size)
+        held = np.tile(start_counts, (size, 1))
+        # -1: not reached yet; 0: reached before any box (the collection already has it)
+        initial = held.min(axis=1) if width else np.full(size, most)
+        found = {c: np.where(initial >= c, 0, -1).astype(np.int64) for c in copies}
+        active = np.flatnonzero(found[most] == -1)
         opened = 0
         while active.size:
             step = int(min(max(1, CHUNK_PACKS // (active.size * per_box)), 4096))
@@ -117,15 +130,15 @@ def simulate_boxes_needed(
             packs_done += active.size * step * per_box
             if step > 1:
                 fresh = np.cumsum(fresh, axis=1, dtype=np.int32)
-            running = owned[active][:, None, :] + fresh
+            running = held[active][:, None, :] + fresh
             scarcest = running.min(axis=2)  # (active, step)
             for c in copies:
                 hit = scarcest >= c
-                reached = hit.any(axis=1) & (found[c][active] == 0)
+                reached = hit.any(axis=1) & (found[c][active] == -1)
                 found[c][active[reached]] = opened + hit[reached].argmax(axis=1) + 1
-            owned[active] = running[:, -1, :]
+            held[active] = running[:, -1, :]
             opened += step
-            active = active[found[most][active] == 0]
+            active = active[found[most][active] == -1]
             if opened > MAX_BOXES_PER_TRIAL:
                 raise BadCount(Message("这个系列太难集齐，模拟超过了上限", "the set takes too many boxes to simulate"))
         for c in copies:
@@ -133,11 +146,16 @@ def simulate_boxes_needed(
     return results, packs_done
 
 
-def complete_set(model: PackModel, *, trials: int, seed: int | None = None) -> Completion:
+def complete_set(
+    model: PackModel, *, trials: int, seed: int | None = None, owned: tuple[int, ...] | None = None
+) -> Completion:
     """Monte Carlo of the boxes needed to complete the set and to own a playset of it.
 
     ``seed`` as for openings (``None`` → a fresh one, returned). For small sets the exact
     expected boxes to complete (``exact_expected_boxes``) is attached as ``exact_mean``.
+    ``owned``: start from a collection (copies per printing in ``model.printings`` order); the
+    exact mean then counts only the printings still lacking (a playset has no closed form here:
+    Monte Carlo).
     """
     if not 1 <= trials <= MAX_TRIALS:
         raise BadCount(
@@ -147,13 +165,17 @@ def complete_set(model: PackModel, *, trials: int, seed: int | None = None) -> C
             )
         )
     seed = check_seed(seed)
-    found, packs = simulate_boxes_needed(model, make_rng(seed), trials=trials)
+    found, packs = simulate_boxes_needed(model, make_rng(seed), trials=trials, owned=owned)
+    lacking = None
+    if owned is not None:
+        have = dict(zip((p.id for p in model.printings), owned, strict=True))
+        lacking = {r: sum(1 for p in model.pools[r] if have.get(p.id, 0) < 1) for r in model.obtainable()}
     unobtainable = sum(1 for p in model.printings if p.rarity not in model.obtainable())
     return Completion(
         model=model,
         trials=trials,
         seed=seed,
-        complete=_distribution(found[1], exact_expected_boxes(model)),
+        complete=_distribution(found[1], exact_expected_boxes(model, lacking=lacking)),
         playset=_distribution(found[PLAYSET]),
         packs_simulated=packs,
         unobtainable=unobtainable,
@@ -200,7 +222,35 @@ def _slot_pack_avoid(slot: Any, sizes: dict[str, int], missing: dict[str, int]) 
     return total
 
 
-def exact_expected_boxes(model: PackModel, *, max_terms: int = EXACT_MAX_TERMS) -> float | None:
+# Exact means already computed, by the pack structure and what is lacking: the sum over an EL
+# set's 27,720 terms took 0.65 s of the completion page's 0.74 (issue 33 §7: ≤ 300 ms), and it
+# depends on nothing that changes between visits. A few hundred small floats at most.
+_EXACT_CACHE: dict[str, float | None] = {}
+_EXACT_CACHE_SIZE = 512
+_EXACT_LOCK = threading.Lock()
+
+
+def exact_expected_boxes(
+    model: PackModel, *, max_terms: int = EXACT_MAX_TERMS, lacking: dict[str, int] | None = None
+) -> float | None:
+    """Cached :func:`_exact_expected_boxes` (same arguments, same answer)."""
+    sizes = tuple((r, len(model.pools[r])) for r in model.obtainable())
+    wanted = None if lacking is None else tuple(sorted(lacking.items()))
+    key = repr((model.packs_per_box, model.slots, sizes, wanted, max_terms))
+    with _EXACT_LOCK:
+        if key in _EXACT_CACHE:
+            return _EXACT_CACHE[key]
+    value = _exact_expected_boxes(model, max_terms=max_terms, lacking=lacking)
+    with _EXACT_LOCK:
+        if len(_EXACT_CACHE) >= _EXACT_CACHE_SIZE:
+            _EXACT_CACHE.pop(next(iter(_EXACT_CACHE)))
+        _EXACT_CACHE[key] = value
+    return value
+
+
+def _exact_expected_boxes(
+    model: PackModel, *, max_terms: int = EXACT_MAX_TERMS, lacking: dict[str, int] | None = None
+) -> float | None:
     """E[boxes to own every obtainable printing], exactly, or ``None`` when the set is too big.
 
     Boxes are independent and alike, so with N the boxes needed,
@@ -214,10 +264,15 @@ def exact_expected_boxes(model: PackModel, *, max_terms: int = EXACT_MAX_TERMS) 
     cards of r per box, each uniform over its n_r printings: Π_r (1 − s_r/n_r)^{c_r}. Collated
     slots of several cards per pack are not handled (``None``). The alternating sum cancels
     heavily, so it runs in 60-digit decimal arithmetic.
+
+    ``lacking`` (printings of each rarity not owned yet; default: all): completing a collection
+    is the same sum over the subsets of what it lacks — s_r runs to t_r, multiplicity
+    Π_r C(t_r, s_r) — since a box's chance to avoid S depends on S only through (s_r).
     """
     rarities = model.obtainable()
     sizes = {r: len(model.pools[r]) for r in rarities}
-    if prod(n + 1 for n in sizes.values()) > max_terms:
+    wanted = sizes if lacking is None else {r: min(lacking.get(r, 0), sizes[r]) for r in rarities}
+    if prod(n + 1 for n in wanted.values()) > max_terms:
         return None
     if any(s.collation is not None and s.count > 1 and len(s.rarities) > 1 for s in model.slots):
         return None
@@ -226,7 +281,7 @@ def exact_expected_boxes(model: PackModel, *, max_terms: int = EXACT_MAX_TERMS) 
         context.prec = 60
         total = Decimal(0)
         cache: dict[tuple[int, tuple[int, ...]], Decimal] = {}
-        for split in itertools.product(*(range(sizes[r] + 1) for r in rarities)):
+        for split in itertools.product(*(range(wanted[r] + 1) for r in rarities)):
             if not any(split):
                 continue
             missing = dict(zip(rarities, split, strict=True))
@@ -242,7 +297,7 @@ def exact_expected_boxes(model: PackModel, *, max_terms: int = EXACT_MAX_TERMS) 
                         value = _slot_pack_avoid(slot, sizes, missing) ** B
                     cache[key] = value
                 box *= cache[key]
-            multiplicity = prod(comb(sizes[r], s) for r, s in missing.items())
+            multiplicity = prod(comb(wanted[r], s) for r, s in missing.items())
             sign = 1 if sum(split) % 2 else -1
             total += sign * multiplicity / (Decimal(1) - box)
         return float(total)

@@ -37,6 +37,8 @@ class User(SQLModel, table=True):
     # An IANA zone name (Asia/Shanghai) pages show times in; None = the site's default
     # (catalog.accounts.DEFAULT_TIME_ZONE). Times are stored in UTC whatever it says.
     time_zone: str | None = Field(default=None, max_length=64)
+    # Where a password-reset link is sent (catalog.password_reset); optional, never shown to others.
+    email: str | None = Field(default=None, max_length=254)
     # {"samsara": {"C": 4, "R": 3, …}}: how many of each rarity to keep before the rest is for trade
     keep_rules: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     created_at: datetime
@@ -72,6 +74,22 @@ class ApiToken(SQLModel, table=True):
     created_at: datetime
     last_used_at: datetime | None = None
     revoked_at: datetime | None = None
+
+
+class PasswordReset(SQLModel, table=True):
+    """A one-time password-reset link (e-mailed, or handed over by an admin): only its SHA-256
+    is stored; it works once, before ``expires_at``, and a password change ends every open one."""
+
+    __tablename__ = "password_reset"
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="app_user.id", index=True, ondelete="CASCADE")
+    token_hash: str = Field(max_length=64, unique=True)
+    created_at: datetime
+    expires_at: datetime
+    used_at: datetime | None = None
+    # The admin who issued the link (None: asked for by e-mail).
+    issued_by: int | None = Field(default=None, foreign_key="app_user.id", ondelete="SET NULL")
 
 
 class CollectionItem(SQLModel, table=True):

@@ -80,7 +80,7 @@ def test_collection_sets_and_search_table_fit_with_every_control_on_screen(
             ".backgroundColor)"
         )
         assert colours == ["rgb(255, 255, 255)", "rgb(255, 255, 255)"]
-        tile.get_by_role("button", name="收藏一张「孙悟空」（P2-008）").click()
+        tile.get_by_role("button", name="+1 收藏一张「孙悟空」（P2-008）").click()
         expect(tile.locator(".owned-count")).to_have_text("我有 1 张")
 
         # item 1: the collection row keeps name, quantity, −1/+1 and for-trade on screen
@@ -219,6 +219,7 @@ def test_haves_show_stars_and_checklist_fields_select_on_focus(browser: Browser,
         row = page.locator("tr[data-printing]").first
         row.locator("input[name=for_trade]").fill("1")
         row.get_by_role("button", name="保存").click()
+        expect(page.locator(".flashes")).to_be_visible()  # posted in place (issue 33 §3): wait for it
         page.goto(live_server + "/haves")
         rarity = page.locator("table .rarity").first
         expect(rarity).to_contain_text("★")

@@ -14,13 +14,13 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
-from flask import abort, flash, redirect, render_template, request, url_for
+from flask import abort, flash, make_response, redirect, render_template, request, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 from sqlmodel import col, select
 
-from catalog import accounts
+from catalog import accounts, password_reset
 from catalog.errors import LunzangError
 from catalog.games import GAMES
 from catalog.lookup import UnknownPrinting, find_printing
@@ -129,11 +129,15 @@ USERS_SHOWN = 100  # one page of the user list; a name filter finds the rest
 @admin_required
 def users_page() -> Any:
     """Accounts and their roles (an admin grants the curator role here); name filter, bounded."""
+    return _users_page(request.args.get("q", ""))
+
+
+def _users_page(q: str, *, reset: tuple[str, str] | None = None, status: int = 200) -> Any:
     from catalog.models import RoleGrant, User
     from webapp.auth.routes import role_names
 
     session = get_session()
-    needle = request.args.get("q", "").strip()[:32]
+    needle = q.strip()[:32]
     query = select(User).order_by(col(User.username_key)).limit(USERS_SHOWN)
     if needle:
         query = query.where(col(User.username_key).contains(accounts.username_key(needle)))
@@ -144,9 +148,38 @@ def users_page() -> Any:
         .order_by(col(RoleGrant.id).desc())
         .limit(20)
     ).all()
-    return render_template(
-        "admin/users.html", users=users, needle=needle, shown=USERS_SHOWN, roles=role_names(), grants=grants
+    page = render_template(
+        "admin/users.html",
+        users=users,
+        needle=needle,
+        shown=USERS_SHOWN,
+        roles=role_names(),
+        grants=grants,
+        reset=reset,
+        reset_hours=int(password_reset.ADMIN_LIFETIME.total_seconds() // 3600),
     )
+    response = make_response(page, status)
+    if reset:
+        response.headers["Cache-Control"] = "no-store"  # the link is shown in this answer only
+    return response
+
+
+@bp.post("/users/<int:user_id>/reset-link")
+@admin_required
+def issue_reset_link(user_id: int) -> Any:
+    """A one-time password-reset link for the user, shown once to the admin, who hands it over
+    (the way a password is reset when the site sends no mail)."""
+    from catalog.models import User
+
+    session = get_session()
+    user = session.get(User, user_id)
+    if user is None:
+        abort(404)
+    _row, token = password_reset.issue_reset(
+        session=session, user=user, now=utcnow(), lifetime=password_reset.ADMIN_LIFETIME, issued_by=current_user
+    )
+    link = url_for("auth.reset_password", token=token, _external=True)
+    return _users_page(request.form.get("q", ""), reset=(user.username, link), status=201)
 
 
 @bp.post("/users/<int:user_id>/role")

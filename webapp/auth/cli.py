@@ -106,10 +106,18 @@ def role(name: str, role: str) -> None:
 @with_appcontext
 @friendly
 def list_command() -> None:
-    """列出所有用户：用户名、角色、注册时间。"""
+    """列出所有用户：用户名、角色、注册时间（按该用户的时区，标明时区，与网站一致）。"""
+    from datetime import UTC
+    from zoneinfo import ZoneInfo
+
     with catalog_db.transaction(_engine()) as session:
         users = accounts.list_users(session=session)
         if not users:
             click.echo("还没有用户。用 lunzang user create NAME 创建。")
         for account in users:
-            click.echo(f"{account.username}\t{account.role}\t{account.created_at:%Y-%m-%d %H:%M}")
+            # Issue 33 §6: UTC unlabelled while the site shows Asia/Shanghai; now the user's zone, named.
+            zone = accounts.time_zone_of(account)
+            created = account.created_at
+            created = created if created.tzinfo is not None else created.replace(tzinfo=UTC)
+            local = created.astimezone(ZoneInfo(zone))
+            click.echo(f"{account.username}\t{account.role}\t{local:%Y-%m-%d %H:%M} {zone}")

@@ -50,3 +50,20 @@ class TimeZoneForm(FlaskForm):
 
 class ConfirmForm(FlaskForm):
     """A form with nothing but the CSRF token: revoke buttons."""
+
+
+class ForgotPasswordForm(FlaskForm):
+    name_or_email = StringField(_("用户名或电子邮件地址"), validators=[DataRequired(_("请填写用户名或电子邮件地址"))])
+
+
+class ResetPasswordForm(FlaskForm):
+    new_password = PasswordField(_("新密码"), validators=[DataRequired(_("请填写新密码"))])
+    confirm = PasswordField(
+        _("再次输入新密码"),
+        validators=[DataRequired(_("请再次输入新密码")), EqualTo("new_password", _("两次输入的密码不一致"))],
+    )
+
+
+class EmailForm(FlaskForm):
+    # Checked by catalog.password_reset.set_email (a clear message); empty removes the address.
+    email = StringField(_("电子邮件地址（用于重置密码，可留空）"))

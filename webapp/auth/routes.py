@@ -24,6 +24,7 @@ from webapp.auth import bp, hash_method
 from webapp.auth.forms import (
     ChangePasswordForm,
     ConfirmForm,
+    EmailForm,
     ListsPublicForm,
     LoginForm,
     RegisterForm,
@@ -134,6 +135,7 @@ def _account_page(*, status: int = 200, new_token: str | None = None, **forms: A
             password_form=forms.get("password_form") or ChangePasswordForm(formdata=None),
             token_form=forms.get("token_form") or TokenForm(formdata=None),
             lists_form=lists_form,
+            email_form=forms.get("email_form") or EmailForm(email=user.email or ""),
             zone_form=forms.get("zone_form") or TimeZoneForm(time_zone=accounts.time_zone_of(user)),
             zone_names=sorted(accounts.time_zone_names()),
             revoke_form=ConfirmForm(),
@@ -186,6 +188,23 @@ def lists_public() -> Any:
         return _account_page(status=400, lists_form=form)
     accounts.set_lists_public(session=get_session(), user=current_user, public=bool(form.lists_public.data))
     flash(_("已公开收藏与求购列表") if form.lists_public.data else _("收藏与求购列表仅自己可见"))
+    return redirect(url_for("auth.account"))
+
+
+@bp.post("/account/email")
+@login_required
+def email() -> Any:
+    """The address password-reset links are sent to (empty removes it)."""
+    from catalog import password_reset
+
+    form = EmailForm()
+    if not form.validate_on_submit():
+        return _account_page(status=400, email_form=form)
+    try:
+        user = password_reset.set_email(session=get_session(), user=current_user, email=form.email.data or "")
+    except LunzangError as failure:
+        return _account_page(status=400, email_form=form, error=localized(failure))
+    flash(_("电子邮件地址已保存") if user.email else _("已删除电子邮件地址"))
     return redirect(url_for("auth.account"))
 
 

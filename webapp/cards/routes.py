@@ -185,3 +185,42 @@ def random() -> Any:
         abort(404, _("目录是空的：请先导入卡牌数据"))
     game = next(g for g in browse.game_summaries(session) if g.game.id == card.game_id)
     return redirect(url_for("cards.card_detail", game_slug=game.game.slug, name=card.name))
+
+
+@bp.route("/suggest")
+def suggest() -> Any:
+    """Card names for the letters typed so far (issue 33 §4): JSON for the suggestion boxes of
+    the search box, the deck builder, wants and trades (static/suggest.js). ``q`` (a name,
+    pinyin, initials or an English name, any part of it), optional ``game`` and ``limit``."""
+    from flask import jsonify
+
+    from catalog.suggest import MAX_LIMIT
+    from catalog.suggest import suggest as suggest_names
+
+    query = request.args.get("q", "")
+    game = request.args.get("game", "").strip() or None
+    if game is not None and game not in GAMES:
+        body = {
+            "code": "bad_request",
+            "message": f"没有这个游戏：{game[:32]}",
+            "message_en": f"no such game: {game[:32]}",
+        }
+        return jsonify({"error": body}), 400
+    limit_text = request.args.get("limit", "8")
+    limit = min(int(limit_text), MAX_LIMIT) if limit_text.isdigit() and int(limit_text) > 0 else 8
+    found = suggest_names(session=get_session(), query=query, game=game, limit=limit)
+    response = jsonify(
+        {
+            "query": query[:64],
+            "suggestions": [
+                {
+                    "name": item.name,
+                    "game": item.game,
+                    "url": url_for("cards.card_detail", game_slug=item.game, name=item.name),
+                }
+                for item in found
+            ],
+        }
+    )
+    response.headers["Cache-Control"] = "max-age=60"  # the catalogue's, not the visitor's
+    return response

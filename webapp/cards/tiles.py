@@ -250,11 +250,11 @@ def tile_actions(
             f'  <input type="hidden" name="printing_id" value="{printing_id}">\n'
             f'  <input type="hidden" name="next" value="{v.back}">\n'
             f'  <button type="submit" name="delta" value="-1"{"" if have else " disabled"}\n'
-            f'          aria-label="{collection_remove}">−1</button>\n'
+            f'          aria-label="−1 {collection_remove}">−1</button>\n'
             f'  <span class="owned-count" data-printing="{printing_id}" data-count="{have}" aria-live="polite">'
             f"{v.owned_text(have)}</span>\n"
             f'  <button type="submit" name="delta" value="1"\n'
-            f'          aria-label="{collection_add}">+1</button>\n'
+            f'          aria-label="+1 {collection_add}">+1</button>\n'
             "</form>"
         )
     out.append("\n  </div>\n")

@@ -155,25 +155,30 @@ ROW = """
       <td>%(finish)s</td>
       <td class="num quantity-cell" data-label="%(quantity_label)s">
         <div class="quantity-controls">
-          <form class="delta-form" method="post" action="%(change_item)s">
+          <form class="delta-form" method="post" action="%(change_item)s"
+                data-live="#collection-rows #collection-totals">
   <input type="hidden" name="csrf_token" value="%(csrf)s">
   %(fields)s
   <input type="hidden" name="delta" value="-1">
   <input type="hidden" name="next" value="%(next)s">
-  <button type="submit" class="delta" title="%(remove_title)s">−1<span class="visually-hidden"> %(name)s</span></button>
+  <button type="submit" class="delta" id="minus-%(index)s"
+          title="%(remove_title)s">−1<span class="visually-hidden"> %(name)s</span></button>
 </form>
           <span class="quantity">%(quantity)s</span>
-          <form class="delta-form" method="post" action="%(change_item)s">
+          <form class="delta-form" method="post" action="%(change_item)s"
+                data-live="#collection-rows #collection-totals">
   <input type="hidden" name="csrf_token" value="%(csrf)s">
   %(fields)s
   <input type="hidden" name="delta" value="1">
   <input type="hidden" name="next" value="%(next)s">
-  <button type="submit" class="delta" title="%(add_title)s">+1<span class="visually-hidden"> %(name)s</span></button>
+  <button type="submit" class="delta" id="plus-%(index)s"
+          title="%(add_title)s">+1<span class="visually-hidden"> %(name)s</span></button>
 </form>
         </div>
       </td>
       <td data-label="%(for_trade_label)s">
-        <form class="trade-form" method="post" action="%(change_trade)s">
+        <form class="trade-form" method="post" action="%(change_trade)s"
+                data-live="#collection-rows #collection-totals">
           <input type="hidden" name="csrf_token" value="%(csrf)s">
           %(fields)s
           <input type="hidden" name="next" value="%(next)s">
@@ -186,7 +191,8 @@ ROW = """
       <td class="note-cell stack-full">%(note)s
         <details>
           <summary>%(note_summary)s</summary>
-          <form class="note-form" method="post" action="%(change_note)s">
+          <form class="note-form" method="post" action="%(change_note)s"
+                data-live="#collection-rows #collection-totals">
             <input type="hidden" name="csrf_token" value="%(csrf)s">
             %(fields)s
             <input type="hidden" name="next" value="%(next)s">

@@ -1,7 +1,10 @@
-"""Thin views: read the list from the query string, call catalog.decks.check / deckstats, render.
+"""Thin views: read the list, call catalog.decks.check / deckstats, render.
 
-The deck lives in the URL (``?game=…&format=…&list=…``): checking a deck writes nothing, so a
-GET form works without accounts, JavaScript or CSRF, and a checked deck can be bookmarked.
+The deck being built is kept in the browser's (signed) session and travels in POST bodies, not in
+URLs (issue 33 §3): the checker's form, its + / − buttons and "add a card" post the list, the
+server keeps it and answers with a redirect to the bare ``/decks?game=…&format=…``. A list too
+long for the session cookie is answered directly instead. ``/decks?list=…`` still reads (an old
+bookmark); checking a deck writes nothing in the database.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from flask import Response, abort, jsonify, redirect, render_template, request, 
 from flask import session as web_session
 from flask_babel import get_locale
 from flask_babel import gettext as _
+from flask_login import current_user
 
 from catalog.decks import stats as deckstats
 from catalog.decks.check import DeckCheckError, check_decklist, format_choices
@@ -45,16 +49,17 @@ MAX_SESSION_BYTES = 3000  # a cookie holds ~4 KB; longer lists live in the URL o
 
 
 def _params() -> tuple[str, str | None, str | None, int]:
-    text = request.args.get("list", "")
-    game = request.args.get("game") or None
-    format_code = request.args.get("format") or None
+    given = request.form if request.method == "POST" else request.args
+    text = given.get("list", "")
+    game = given.get("game") or None
+    format_code = given.get("format") or None
     saved = web_session.get(WORKING_DECK)
-    if "list" not in request.args and isinstance(saved, dict) and (game is None or game == saved.get("game")):
+    if "list" not in given and isinstance(saved, dict) and (game is None or game == saved.get("game")):
         text = str(saved.get("list") or "")
         game = game or saved.get("game") or None
         format_code = format_code or saved.get("format") or None
     try:
-        turns = max(1, min(MAX_TURNS, int(request.args.get("turns", "5"))))
+        turns = max(1, min(MAX_TURNS, int(given.get("turns", "5"))))
     except ValueError:
         turns = 5
     return text, game, format_code, turns
@@ -71,21 +76,31 @@ def _run(text: str, game: str | None, format_code: str | None) -> tuple[Any, lis
 
 
 def _edited(text: str) -> str | None:
-    """The list after a + / − link (``inc`` / ``dec`` = line) or the add-a-card form, else ``None``."""
+    """The list after a + / − button (``inc`` / ``dec`` = line) or the add-a-card form, else ``None``."""
+    given = request.form if request.method == "POST" else request.args
     for key, delta in (("inc", 1), ("dec", -1)):
-        if request.args.get(key, "").isdigit():
-            return adjust_line(text, int(request.args[key]), delta)
-    name = request.args.get("add", "").strip()
+        if given.get(key, "").isdigit():
+            return adjust_line(text, int(given[key]), delta)
+    name = given.get("add", "").strip()
     if name:
-        count = request.args.get("add_count", "1")
-        section = request.args.get("add_section", "main")
+        count = given.get("add_count", "1")
+        section = given.get("add_section", "main")
         return add_card(text, name, int(count) if count.isdigit() else 1, section)
     return None
 
 
-def _remember(text: str, game: str, format_code: str | None) -> None:
+def _remember(text: str, game: str, format_code: str | None) -> bool:
+    """Keep the deck in the session when it fits the cookie; whether it did."""
     if len(text.encode()) <= MAX_SESSION_BYTES:
         web_session[WORKING_DECK] = {"list": text, "game": game, "format": format_code or ""}
+        return True
+    return False
+
+
+def _kept(text: str) -> bool:
+    """True when the session holds exactly this list (links then need not carry it)."""
+    saved = web_session.get(WORKING_DECK)
+    return isinstance(saved, dict) and str(saved.get("list") or "") == text
 
 
 @bp.post("/decks/working")
@@ -109,16 +124,23 @@ def edit_working() -> Any:
     return redirect(target)
 
 
-@bp.route("/decks")
+@bp.route("/decks", methods=["GET", "POST"])
 def check() -> Any:
     if request.args.get("clear"):
         web_session.pop(WORKING_DECK, None)
         return redirect(url_for("decks.check"))
     text, game, format_code, turns = _params()
     edited = _edited(text)
-    if edited is not None:  # back to the canonical URL of the edited deck
-        query: dict[str, Any] = {"game": game or "", "format": format_code or "", "turns": turns, "list": edited}
-        return redirect(url_for("decks.check", **{k: v for k, v in query.items() if v}) + "#deck-list-heading")
+    if edited is not None or request.method == "POST":
+        text = text if edited is None else edited
+        query: dict[str, Any] = {"game": game or "", "format": format_code or "", "turns": turns}
+        # The deck goes to the session, and the answer to its bare URL (no list in it); a list
+        # too long for the cookie is answered right here (a POST) or, from an old link, in the URL.
+        if _remember(text, game or "", format_code):
+            anchor = "#deck-list-heading" if edited is not None else ""
+            return redirect(url_for("decks.check", **{k: v for k, v in query.items() if v}) + anchor, code=303)
+        if request.method == "GET":
+            return redirect(url_for("decks.check", **{k: v for k, v in {**query, "list": text}.items() if v}))
     choices = format_choices(get_session())
     problems: list[str] = []
     result, page = None, None
@@ -148,6 +170,7 @@ def check() -> Any:
         sections=SECTIONS,
         section_labels=section_labels(),
         games_for_rules={slug: GAMES[slug] for slug in _rulebooks()},
+        list_in_links=not _kept(text),
     )
 
 
@@ -181,6 +204,8 @@ def _drawable() -> Any:
     missing = deckimages.unresolved(result.verdict)
     if missing or not result.deck.entries:
         abort(400, "; ".join(missing) or _("卡组是空的"))
+    if not result.deck.name:  # a saved deck's links name it (its list has no 名称: line)
+        result.deck.name = request.args.get("name", "").strip()[:100]
     return result
 
 
@@ -233,7 +258,8 @@ def print_sheet() -> str:
         module=GAMES[result.pool.game],
         rows={s: [r for r in rows if r[0] == s] for s in SECTIONS},
         section_labels=section_labels(),
-        player=request.args.get("player", ""),
+        # the signed-in player's name unless another is asked for (issue 33 §6: it was blank)
+        player=request.args.get("player", "") or (current_user.username if current_user.is_authenticated else ""),
     )
 
 

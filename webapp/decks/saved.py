@@ -29,7 +29,12 @@ def _user_id() -> int:
 
 def deck_query(summary: saved_decks.DeckSummary) -> dict[str, str]:
     """The query string the check, image and proxy routes read a deck from."""
-    query = {"game": summary.game, "format": summary.deck.format_code, "list": summary.deck.text}
+    query = {
+        "game": summary.game,
+        "format": summary.deck.format_code,
+        "list": summary.deck.text,
+        "name": summary.deck.name,  # the deck image's title (issue 33 §6: it read 未命名卡组)
+    }
     return {k: v for k, v in query.items() if v}
 
 
@@ -43,12 +48,16 @@ def _deck_page(deck_id: int, *, error: str | None = None, status: int = 200) -> 
         (summary,) = saved_decks.deck_summaries(session=get_session(), user_id=_user_id(), deck_id=deck_id)
     except NotFound as failure:
         abort(404, localized(failure))
+    choices = format_choices(get_session())
+    # The format's name (标准), not its code (standard), in the header (issue 33 §6).
+    names = {(c.game, code): name for c in choices for code, name in c.formats}
     page = render_template(
         "decks/saved.html",
         summary=summary,
         module=GAMES.get(summary.game),
         query=deck_query(summary),
-        choices=format_choices(get_session()),
+        format_label=names.get((summary.game, summary.deck.format_code), summary.deck.format_code),
+        choices=choices,
         error=error,
     )
     return page, status

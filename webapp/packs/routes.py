@@ -156,10 +156,19 @@ def complete(game_slug: str, code: str) -> Any:
         )
     seed = _arg("seed", "种子", "the seed", boosters.BadSeed)
     model = boosters.load_pack_model(session=get_session(), set_code=code, game=game_slug)
+    mine = request.args.get("mine") == "1" and current_user.is_authenticated
     if seed is None:
         fresh = boosters.check_seed(None)
-        return redirect(url_for("packs.complete", game_slug=game_slug, code=model.set_code, trials=trials, seed=fresh))
-    result = boosters.complete_set(model, trials=trials, seed=seed)
+        again: dict[str, Any] = {"trials": trials, "seed": fresh, **({"mine": 1} if mine else {})}
+        return redirect(url_for("packs.complete", game_slug=game_slug, code=model.set_code, **again))
+    owned = None
+    if mine:  # issue 33 §7: how many more boxes, given what I own (every grade counts)
+        from catalog.collection.views import owned_counts
+
+        ids = [p.id for p in model.printings]
+        have = owned_counts(session=get_session(), user_id=int(current_user.id), printing_ids=ids)
+        owned = tuple(have.get(i, 0) for i in ids)
+    result = boosters.complete_set(model, trials=trials, seed=seed, owned=owned)
     return render_template(
         "packs/complete.html",
         result=result,
@@ -169,4 +178,5 @@ def complete(game_slug: str, code: str) -> Any:
             "playset": histogram_svg(result.playset.histogram, label=_("满编")),
         },
         max_trials=WEB_MAX_TRIALS,
+        mine=mine,
     )

@@ -127,6 +127,10 @@ def add_wants_in_bulk() -> Any:
     from catalog.decks.lists import DecklistError
 
     text = request.form.get("list", "")
+    name = request.form.get("name", "").strip()
+    if name and not text.strip():  # the one-card form: a name (suggested while typing) and a count
+        count = request.form.get("count", "1").strip()
+        text = f"{count if count.isdigit() else 1} {name}\n"
     session = get_session()
     try:
         done = add_wants_from_list(

@@ -234,7 +234,8 @@ class AttributeWithoutMana:
                 "attribute_without_mana",
                 f"{len(needing)} 种卡需要「{attribute}」属性法力，额外卡组中没有{attribute}属性的法力石："
                 f"{'、'.join(names(needing))}",
-                f"{len(needing)} card(s) need {attribute} mana and the extra deck has no {attribute} mana stone: "
+                f"{len(needing)} card(s) need {ATTRIBUTES.english_name(attribute).lower()} mana and the extra deck "
+                f"has no {ATTRIBUTES.english_name(attribute).lower()} mana stone: "
                 f"{', '.join(names(needing))}",
                 severity=WARNING,
                 cards=names(needing),

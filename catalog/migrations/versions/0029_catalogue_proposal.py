@@ -1,7 +1,7 @@
 """catalogue_proposal, catalogue_revision.credited_id: players propose catalogue changes, curators review them
 
 Revision ID: 0029
-Revises: 0027
+Revises: 0028
 Create Date: 2026-12-03 02:45:00
 """
 
@@ -11,7 +11,7 @@ import sqlmodel
 
 
 revision = '0029'
-down_revision = '0027'
+down_revision = '0028'
 branch_labels = None
 depends_on = None
 
