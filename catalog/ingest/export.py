@@ -186,6 +186,8 @@ def _manifest(
     manifest: dict[str, Any] = {"game": game.slug, "name": game.name}
     if sets and all(s.sample for s in sets):
         manifest["sample"] = True
+    if sets and sets[0].source and all(s.source == sets[0].source for s in sets):
+        manifest["source"] = sets[0].source
     if game.vocabulary:
         manifest["vocabulary"] = game.vocabulary
     used_templates = sorted({templates[s.pack_template_id].name for s in sets if s.pack_template_id in templates})

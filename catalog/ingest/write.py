@@ -48,7 +48,18 @@ from catalog.models import (
 from catalog.models.catalogue import new_catalogue_version
 from catalog.text import fold, pinyin_keys, search_keys_text
 
-SET_FIELDS = ("name", "code_key", "series", "kind", "release", "description", "position", "sample", "pack_template_id")
+SET_FIELDS = (
+    "name",
+    "code_key",
+    "series",
+    "kind",
+    "release",
+    "description",
+    "position",
+    "sample",
+    "source",
+    "pack_template_id",
+)
 BULK_THRESHOLD = 20_000  # new cards above which indexes are rebuilt rather than updated
 NEW_PRINTING = ("set_id", "number", "card_id", "number_key", *PRINTING_VALUES)  # a printing inserted
 
@@ -187,6 +198,7 @@ class PlanWriter(Plan):
                 "description": spec.description,
                 "position": spec.position,
                 "sample": self.source.sample,
+                "source": self.source.provenance,
                 "pack_template_id": templates[spec.pack].id if spec.pack else None,
             }
             existing = self.db_sets.get(spec.code)

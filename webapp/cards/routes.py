@@ -10,6 +10,7 @@ from flask_babel import gettext as _
 from flask_login import current_user
 
 from catalog import browse, curation
+from catalog.curation.sets import provenance
 from catalog.decks.legality import card_legality
 from catalog.decks.lists import copies_by_name
 from catalog.games import GAMES, get_game
@@ -95,6 +96,7 @@ def set_detail(game_slug: str, code: str) -> str:
         columns=columns,
         labels=field_labels(game.slug),
         view=view,
+        provenance=provenance(get_session(), page.card_set),
     )
 
 

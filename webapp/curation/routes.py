@@ -197,3 +197,23 @@ def revert(revision_id: int) -> Any:
         return redirect(back)
     flash(_("已撤销修订 #%(old)s（新修订 #%(new)s）。", old=revision_id, new=revision.id))
     return redirect(back)
+
+
+@bp.get("/set/<int:set_id>/history")
+def set_history(set_id: int) -> Any:
+    from catalog.curation.sets import provenance, set_history
+
+    session = get_session()
+    card_set = session.get(CardSet, set_id)
+    game = session.get(Game, card_set.game_id) if card_set else None
+    if card_set is None or game is None:
+        abort(404, _("没有这个系列"))
+    return render_template(
+        "curation/set_history.html",
+        card_set=card_set,
+        game=game,
+        module=get_game(game.slug),
+        lines=set_history(session, card_set),
+        provenance=provenance(session, card_set),
+        limit=curation.HISTORY_LIMIT,
+    )
