@@ -32,6 +32,7 @@ def _touching(card_set: CardSet) -> Any:
         col(CatalogueRevision.kind).in_(("printing", "new_printing"))
         & col(CatalogueRevision.target_id).in_(printing_ids),
         (col(CatalogueRevision.kind) == "card") & col(CatalogueRevision.target_id).in_(card_ids),
+        (col(CatalogueRevision.kind) == "set") & (col(CatalogueRevision.target_id) == card_set.id),
     )
 
 

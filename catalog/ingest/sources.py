@@ -29,7 +29,7 @@ FORMAT_PARAMS = ("main_min", "main_max", "copy_limit", "extra_max")
 # (``name``, the catalogue's title, is informational: our sample and synthetic catalogues write it.)
 MANIFEST_KEYS = ("game", "name", "sample", "source", "sets", "packs", "formats", "vocabulary")
 SOURCE_MAX = 500  # ``source = "…"``: where the catalogue's data comes from (issue 34 §6)
-SET_KEYS = ("code", "name", "series", "kind", "release", "description", "pack")
+SET_KEYS = ("code", "name", "series", "kind", "release", "description", "pack", "source", "sample")
 TEMPLATE_KEYS = ("packs_per_box", "slots", "box_collation")
 SLOT_KEYS = ("count", "rarity", "box_collation")
 
@@ -67,6 +67,8 @@ class SetSpec:
     pack: str | None
     position: int
     line: int
+    source: str | None = None  # a set's own ``source``, over the manifest's (issue 34 §6)
+    sample: bool | None = None  # a set's own ``sample``, over the manifest's (a game mixing both)
 
 
 @dataclass
@@ -618,7 +620,10 @@ def _read_set(
         ok = False
     if not ok:
         return None
-    return SetSpec(code, name, series, kind, release, _text(entry, "description"), pack, position, line)
+    own_source = _text(entry, "source")[:SOURCE_MAX] if "source" in entry else None
+    own_sample = bool(entry["sample"]) if "sample" in entry else None
+    description = _text(entry, "description")
+    return SetSpec(code, name, series, kind, release, description, pack, position, line, own_source, own_sample)
 
 
 def _read_format(

@@ -197,8 +197,8 @@ class PlanWriter(Plan):
                 "release": spec.release,
                 "description": spec.description,
                 "position": spec.position,
-                "sample": self.source.sample,
-                "source": self.source.provenance,
+                "sample": spec.sample if spec.sample is not None else self.source.sample,
+                "source": spec.source if spec.source is not None else self.source.provenance,
                 "pack_template_id": templates[spec.pack].id if spec.pack else None,
             }
             existing = self.db_sets.get(spec.code)

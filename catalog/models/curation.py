@@ -17,7 +17,7 @@ from sqlmodel import Field, SQLModel
 from catalog.models import catalogue, users  # noqa: F401  (foreign keys here point to their tables)
 
 # "new_printing": a printing (and its card, when the name was new) added on the web
-REVISION_KINDS = ("card", "printing", "new_printing")
+REVISION_KINDS = ("card", "printing", "new_printing", "set", "format")
 PROPOSAL_KINDS = ("card", "printing", "new_printing")  # what the proposal's target_id names
 PROPOSAL_STATES = ("pending", "approved", "rejected")
 

@@ -10,6 +10,7 @@ from flask_babel import gettext as _
 from flask_login import current_user
 
 from catalog import browse, curation
+from catalog.curation.catalogue import formats_of
 from catalog.curation.sets import provenance
 from catalog.decks.legality import card_legality
 from catalog.decks.lists import copies_by_name
@@ -77,7 +78,8 @@ def all_sets() -> str:
 def game_sets(game_slug: str) -> str:
     game, module = _game_or_404(game_slug)
     groups = browse.sets_by_series(get_session(), game)
-    return render_template("cards/game_sets.html", game=game, module=module, groups=groups)
+    formats = formats_of(get_session(), game.id)
+    return render_template("cards/game_sets.html", game=game, module=module, groups=groups, formats=formats)
 
 
 @bp.route("/sets/<game_slug>/<code>")

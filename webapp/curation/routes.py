@@ -18,7 +18,7 @@ from catalog.ingest import ImportFailed
 from catalog.models import Card, CardSet, Game, Printing
 from webapp.curation import bp
 from webapp.db import get_session
-from webapp.helpers import utcnow
+from webapp.helpers import safe_next, utcnow
 
 
 def _message(error: LunzangError) -> str:
@@ -179,7 +179,7 @@ def revert(revision_id: int) -> Any:
     _require_curator()
     session = get_session()
     card_id = request.form.get("card", "")
-    back = (
+    back = safe_next(request.form.get("back")) or (
         url_for("curation.card_history", card_id=int(card_id))
         if card_id.isascii() and card_id.isdigit() and len(card_id) < 10
         else url_for("cards.home")
@@ -216,4 +216,5 @@ def set_history(set_id: int) -> Any:
         lines=set_history(session, card_set),
         provenance=provenance(session, card_set),
         limit=curation.HISTORY_LIMIT,
+        can_curate=curation.can_curate(current_user),
     )
