@@ -37,6 +37,11 @@ def _set(session: Session, code: str = "M4") -> CardSet:
     return session.exec(select(CardSet).where(CardSet.code == code)).one()
 
 
+def _order(session: Session) -> list[str]:
+    """The sets' codes in their games' manifest order."""
+    return [s.code for s in session.exec(select(CardSet).order_by(col(CardSet.game_id), col(CardSet.position))).all()]
+
+
 def _m8(session: Session) -> Format:
     return session.exec(select(Format).where(Format.code == "m8")).one()
 
@@ -53,7 +58,7 @@ def _bans(session: Session, fmt: Format) -> dict[str, int]:
 def test_a_set_edit_goes_through_the_importer_and_reverts(people: Engine) -> None:
     with Session(people) as session:
         before = catalogue.set_cells(session, _set(session))
-        positions = [s.code for s in session.exec(select(CardSet).order_by(col(CardSet.game_id), col(CardSet.position))).all()]
+        positions = _order(session)
     with Session(people) as session, session.begin():
         revision = catalogue.edit_set(
             session=session,
@@ -71,7 +76,7 @@ def test_a_set_edit_goes_through_the_importer_and_reverts(people: Engine) -> Non
     with Session(people) as session:
         m4 = _set(session)
         assert (m4.name, m4.release, m4.sample) == ("奇幻征途（修订）", "2014-07", True)
-        assert [s.code for s in session.exec(select(CardSet).order_by(col(CardSet.game_id), col(CardSet.position))).all()] == positions
+        assert _order(session) == positions
         with pytest.raises(ImportFailed) as refused:  # what the importer refuses, refused here
             catalogue.edit_set(
                 session=session, by=_user(session, "cura"), set_id=m4.id, cells={"kind": "飞船"}, note="x", now=NOW

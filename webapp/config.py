@@ -46,6 +46,8 @@ def load(app: Flask, test_config: dict[str, Any] | None = None) -> None:
         WTF_CSRF_TIME_LIMIT=None,
         # Sign-in counters: one process by default; redis://host:6379/0 to share across servers.
         RATELIMIT_STORAGE_URI="memory://",
+        # Long work (bulk catalogue uploads) on RQ: redis://host:6379/0; unset, a thread of the process.
+        JOB_QUEUE_URL=None,
         # Explicit: the limiter object outlives one app and would otherwise keep an earlier app's False.
         RATELIMIT_ENABLED=True,
         RATELIMIT_STRATEGY="moving-window",
@@ -68,6 +70,7 @@ def load(app: Flask, test_config: dict[str, Any] | None = None) -> None:
         "LUNZANG_ENV",
         "LUNZANG_HTTPS",
         "RATELIMIT_STORAGE_URI",
+        "JOB_QUEUE_URL",
     )
     for key in (*from_environment, "LUNZANG_PROXIES"):
         if os.environ.get(key):

@@ -1,4 +1,4 @@
-"""catalogue_proposal, catalogue_revision.credited_id, card_set.source: players propose catalogue changes, curators review them
+"""catalogue_proposal, catalogue_revision.credited_id, card_set.source, background_job: players propose catalogue changes, curators review them
 
 Revision ID: 0029
 Revises: 0023
@@ -54,9 +54,24 @@ def upgrade() -> None:
     )
     op.create_index('ix_catalogue_proposal_status', 'catalogue_proposal', ['status', 'id'], unique=False)
     op.create_index('ix_catalogue_proposal_user_created', 'catalogue_proposal', ['user_id', 'created_at'], unique=False)
+    op.create_table('background_job',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('kind', sqlmodel.sql.sqltypes.AutoString(length=32), nullable=False),
+    sa.Column('user_id', sa.Integer(), nullable=True),
+    sa.Column('status', sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
+    sa.Column('params', sa.JSON(), nullable=False),
+    sa.Column('result', sa.JSON(), nullable=False),
+    sa.Column('created_at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
+    sa.Column('finished_at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True),
+    sa.ForeignKeyConstraint(['user_id'], ['app_user.id'], ondelete='SET NULL'),
+    sa.PrimaryKeyConstraint('id')
+    )
+    op.create_index(op.f('ix_background_job_user_id'), 'background_job', ['user_id'], unique=False)
 
 
 def downgrade() -> None:
+    op.drop_index(op.f('ix_background_job_user_id'), table_name='background_job')
+    op.drop_table('background_job')
     op.drop_index('ix_catalogue_proposal_user_created', table_name='catalogue_proposal')
     op.drop_index('ix_catalogue_proposal_status', table_name='catalogue_proposal')
     op.drop_table('catalogue_proposal')
