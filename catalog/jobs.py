@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -98,10 +99,16 @@ def create_job(
     return job
 
 
-def run_job(job_id: int, database_url: str, redis_url: str | None = None) -> None:
-    """Run one job to its end (the worker's entry point, RQ or thread); never raises."""
+def run_job(job_id: int, database_url: str | None, redis_url: str | None = None) -> None:
+    """Run one job to its end (the worker's entry point, RQ or thread); never raises. An RQ
+    worker is given no ``database_url`` (the job's arguments sit in Redis, and the URL may hold
+    a password): it reads its own ``DATABASE_URL``."""
     for module in KIND_MODULES:
         importlib.import_module(module)
+    database_url = database_url or os.environ.get("DATABASE_URL", "")
+    if not database_url:
+        log.error("background job %s: the worker has no DATABASE_URL", job_id)
+        return
     engine = _engines.get(database_url) or _engines.setdefault(database_url, catalog_db.make_engine(database_url))
     store: ProgressStore = RedisProgress(redis_url) if redis_url else MEMORY
     # Each transaction here reads and then writes: on SQLite it takes the write lock first (a
@@ -160,7 +167,7 @@ class JobQueue:
                 from rq import Queue
 
                 queue = Queue(QUEUE_NAME, connection=Redis.from_url(self.redis_url))
-                queue.enqueue(run_job, job_id, self.database_url, self.redis_url, job_timeout=JOB_TIMEOUT)
+                queue.enqueue(run_job, job_id, None, self.redis_url, job_timeout=JOB_TIMEOUT)
                 return "rq"
             except Exception:  # redis.ConnectionError and its kin: the work still gets done here
                 log.warning("job queue at %s unreachable: job %s runs in this process", self.redis_url, job_id)

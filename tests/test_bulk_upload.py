@@ -187,7 +187,7 @@ def redis_url(tmp_path: Path) -> Iterator[str]:
 
 
 def test_on_rq_a_worker_runs_the_job_and_redis_holds_its_progress(
-    sample_app, login, tmp_path: Path, redis_url: str
+    sample_app, login, tmp_path: Path, redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from redis import Redis
     from rq import Queue, SimpleWorker
@@ -200,6 +200,9 @@ def test_on_rq_a_worker_runs_the_job_and_redis_holds_its_progress(
     connection = Redis.from_url(redis_url)
     queue = Queue("lunzang", connection=connection)
     assert queue.count == 1  # on RQ, not run by the web process
+    assert queue.jobs[0].args == (job_id, None, redis_url)  # no database URL (nor its password) in Redis
+    # the worker's own environment names the database
+    monkeypatch.setenv("DATABASE_URL", get_engine(sample_app).url.render_as_string(hide_password=False))
     assert 'http-equiv="refresh"' in client.get(f"/catalogue/bulk/{job_id}").get_data(as_text=True)
     SimpleWorker([queue], connection=connection).work(burst=True)
     checked = _wait(sample_app, job_id, timeout=5)
