@@ -177,3 +177,29 @@ def test_web_set_and_format_edits_and_their_history_pages(sample_app, login) -> 
     with Session(engine) as session:
         assert _set(session).release == "2014-07" and _m8(session).legal_sets == ["M*", "G*"]
         assert session.exec(select(Printing).where(Printing.number == "M4-902")).one()
+
+
+def test_web_a_format_revision_is_reverted_from_its_page(sample_app, login) -> None:
+    engine = get_engine(sample_app)
+    with Session(engine) as session:
+        format_id = _m8(session).id
+        before = _m8(session).legal_sets
+    cura = sample_app.test_client()
+    login(cura, "cura", role="curator")
+    cura.post(f"/catalogue/format/{format_id}/edit", data={"legal_sets": "M*", "note": "新赛季"})
+    with Session(engine) as session:
+        revision_id = session.exec(select(CatalogueRevision.id).where(CatalogueRevision.kind == "format")).one()
+    page = cura.get(f"/catalogue/format/{format_id}/history").get_data(as_text=True)
+    assert f"/catalogue/revisions/{revision_id}/revert" in page
+    back = f"/catalogue/format/{format_id}/history"
+    reverted = cura.post(
+        f"/catalogue/revisions/{revision_id}/revert", data={"note": "撤回", "confirm": "1", "back": back}
+    )
+    assert reverted.status_code == 302 and reverted.headers["Location"].endswith(back)
+    with Session(engine) as session:
+        assert _m8(session).legal_sets == before
+    elsewhere = cura.post(
+        f"/catalogue/revisions/{revision_id}/revert",
+        data={"note": "x", "confirm": "1", "back": "https://evil.example/"},
+    )
+    assert "evil.example" not in elsewhere.headers["Location"]  # no open redirect
