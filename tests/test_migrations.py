@@ -152,12 +152,17 @@ def test_0015_rebuilds_card_search_integers_first_keeping_its_rows() -> None:
 
     try:
         catalog_db.upgrade(engine, "0013")
+        # Today's importer and search use today's columns: the ones later migrations add to the
+        # tables they read exist until the upgrade (issue 34's card_set.source), which adds them.
         with engine.begin() as connection:
-            # today's importer writes printing.printed_text (0026, which adds it only when missing)
+            connection.exec_driver_sql("ALTER TABLE card_set ADD COLUMN source varchar(500) NOT NULL DEFAULT ''")
+            # and printing.printed_text (0026, which adds it only when missing)
             connection.exec_driver_sql("ALTER TABLE printing ADD COLUMN printed_text TEXT NOT NULL DEFAULT ''")
         with catalog_db.transaction(engine) as session:
             import_catalogue(session=session, paths=[SAMPLE / "samsara"])
         before = state()
+        with engine.begin() as connection:
+            connection.exec_driver_sql("ALTER TABLE card_set DROP COLUMN source")
         catalog_db.upgrade(engine)
         assert state() == before and len(before[0]) > 600
         with engine.connect() as connection:

@@ -81,26 +81,10 @@ def _progress_printer() -> Callable[[str, int, int], None]:
 
 
 def _print_report(report: ImportReport, *, dry_run: bool, seconds: float) -> None:
-    prefix = "（试运行，未写入）" if dry_run else ""
-    click.echo(f"{prefix}导入完成：游戏 {', '.join(report.games) or '-'}，{report.rows} 行，用时 {seconds:.2f} 秒")
-    for label, tally in (
-        ("系列", report.sets),
-        ("卡牌", report.cards),
-        ("印刷", report.printings),
-        ("赛制", report.formats),
-    ):
-        click.echo(f"  {label}：新增 {tally.added}，更新 {tally.updated}，未变 {tally.unchanged}")
-    if report.cards_removed:
-        click.echo(f"  移除了 {report.cards_removed} 张不再有任何印刷的卡牌")
-    if report.new_words:
-        # once per word, with how many rows use it (issue 30: the vocabularies are open)
-        click.echo(f"  新词（已收录，可搜索）：{len(report.new_words)} 个")
-        for (game, column, word), count in sorted(report.new_words.items()):
-            click.echo(f"    {game} {column}「{word}」：{count} 行")
-    if report.errata:
-        click.echo(f"  勘误：{report.errata} 张卡牌的重印措辞不同，采用最新系列的措辞（卡牌页可看旧措辞）")
-    for note in report.notes:
-        click.echo(f"  注意：{note}")
+    from catalog.ingest.report import report_lines  # the same lines the web's bulk upload shows
+
+    for line in report_lines(report, dry_run=dry_run, seconds=seconds):
+        click.echo(line)
 
 
 def _run_import(paths: list[Path], *, dry_run: bool) -> ImportReport:

@@ -51,6 +51,8 @@ def load(app: Flask, test_config: dict[str, Any] | None = None) -> None:
         # RATELIMIT_STORAGE_URI when that is Redis), shared there by every server. "off" disables.
         ANSWER_CACHE_URL=None,
         ANSWER_CACHE_MB=64,
+        # Long work (bulk catalogue uploads) on RQ: redis://host:6379/0; unset, a thread of the process.
+        JOB_QUEUE_URL=None,
         # Explicit: the limiter object outlives one app and would otherwise keep an earlier app's False.
         RATELIMIT_ENABLED=True,
         RATELIMIT_STRATEGY="moving-window",
@@ -98,6 +100,7 @@ def load(app: Flask, test_config: dict[str, Any] | None = None) -> None:
         "MAIL_USERNAME",
         "MAIL_PASSWORD",
         "MAIL_STARTTLS",
+        "JOB_QUEUE_URL",
     )
     for key in (*from_environment, "LUNZANG_PROXIES"):
         if os.environ.get(key):

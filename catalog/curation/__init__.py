@@ -15,6 +15,7 @@ it changes before reading it, so two curators saving at once cannot both win on 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -33,6 +34,11 @@ PRINTING_COLUMNS = ("rarity", "flavor", "illustrator", "image")
 NOTE_MAX = 500
 CELL_MAX = 4000  # one cell of a card (its rules text is the longest)
 HISTORY_LIMIT = 200  # revisions shown on one history page, newest first
+
+
+# Reverts of the other kinds of revision, registered by the module making them (catalog.curation
+# .catalogue: "set", "format"), which builds on this one and so cannot be imported from it.
+REVERTERS: dict[str, Callable[[Session, User, CatalogueRevision, str, datetime], CatalogueRevision]] = {}
 
 
 class CurationError(LunzangError):
@@ -177,6 +183,8 @@ def revert(*, session: Session, by: User, revision_id: int, note: str, now: date
     revision = session.exec(select(CatalogueRevision).where(CatalogueRevision.id == revision_id)).first()
     if revision is None:
         raise NothingToRevise("修订", "revision")
+    if revision.kind in REVERTERS:
+        return REVERTERS[revision.kind](session, by, revision, why, now)
     if revision.kind not in ("card", "printing"):
         raise CurationError(
             Message(

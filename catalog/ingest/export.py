@@ -181,6 +181,9 @@ def _manifest(
     manifest: dict[str, Any] = {"game": game.slug, "name": game.name}
     if sets and all(s.sample for s in sets):
         manifest["sample"] = True
+    shared_source = bool(sets) and all(s.source == sets[0].source for s in sets)
+    if shared_source and sets[0].source:
+        manifest["source"] = sets[0].source
     if game.vocabulary:
         manifest["vocabulary"] = game.vocabulary
     used_templates = sorted({templates[s.pack_template_id].name for s in sets if s.pack_template_id in templates})
@@ -197,6 +200,10 @@ def _manifest(
             entry["release"] = card_set.release
         if card_set.description:
             entry["description"] = card_set.description
+        if card_set.sample and "sample" not in manifest:
+            entry["sample"] = True  # some sets of this game are ours, some not: each says so
+        if not shared_source and card_set.source:
+            entry["source"] = card_set.source  # the sets' sources differ: each says its own
         template = templates.get(card_set.pack_template_id)
         if template is not None:
             entry["pack"] = template.name

@@ -27,8 +27,9 @@ FORMAT_PARAMS = ("main_min", "main_max", "copy_limit", "extra_max")
 # The keys DESIGN §3 defines (plus our ``sample``): anything else is reported, so a typo in a
 # key is caught instead of silently ignored (issue 12).
 # (``name``, the catalogue's title, is informational: our sample and synthetic catalogues write it.)
-MANIFEST_KEYS = ("game", "name", "sample", "sets", "packs", "formats", "vocabulary")
-SET_KEYS = ("code", "name", "series", "kind", "release", "description", "pack")
+MANIFEST_KEYS = ("game", "name", "sample", "source", "sets", "packs", "formats", "vocabulary")
+SOURCE_MAX = 500  # ``source = "…"``: where the catalogue's data comes from (issue 34 §6)
+SET_KEYS = ("code", "name", "series", "kind", "release", "description", "pack", "source", "sample")
 TEMPLATE_KEYS = ("packs_per_box", "slots", "box_collation")
 SLOT_KEYS = ("count", "rarity", "box_collation")
 
@@ -66,6 +67,8 @@ class SetSpec:
     pack: str | None
     position: int
     line: int
+    source: str | None = None  # a set's own ``source``, over the manifest's (issue 34 §6)
+    sample: bool | None = None  # a set's own ``sample``, over the manifest's (a game mixing both)
 
 
 @dataclass
@@ -118,6 +121,7 @@ class Source:
     path: str
     game: GameModule | None
     sample: bool = False
+    provenance: str = ""  # manifest ``source``, or the community file read; shown on each set's page
     sets: list[SetSpec] = field(default_factory=list)
     templates: list[TemplateSpec] = field(default_factory=list)
     formats: list[ManifestFormat] = field(default_factory=list)
@@ -323,6 +327,16 @@ def read_folder(folder: Path, stored: dict[str, StoredVocabulary] | None = None)
         )
         return source
     source.sample = bool(manifest.get("sample", False))
+    provenance = manifest.get("source", "")
+    if not isinstance(provenance, str) or len(provenance.strip()) > SOURCE_MAX:
+        problem_at(
+            lines.key(1, "source"),
+            "source",
+            f"source 应是一段文字（最多 {SOURCE_MAX} 个字符），说明数据的出处",
+            f"source must be text (at most {SOURCE_MAX} characters) saying where the data comes from",
+        )
+    else:
+        source.provenance = provenance.strip()
     for key, value in manifest.items():
         if key not in MANIFEST_KEYS:
             line = lines.key(1, key)
@@ -638,7 +652,10 @@ def _read_set(
         ok = False
     if not ok:
         return None
-    return SetSpec(code, name, series, kind, release, _text(entry, "description"), pack, position, line)
+    own_source = _text(entry, "source")[:SOURCE_MAX] if "source" in entry else None
+    own_sample = bool(entry["sample"]) if "sample" in entry else None
+    description = _text(entry, "description")
+    return SetSpec(code, name, series, kind, release, description, pack, position, line, own_source, own_sample)
 
 
 def _read_format(
@@ -886,6 +903,7 @@ def read_json_catalogue(path: Path) -> Source:
         )
         return source
     source.game, json_format = found
+    source.provenance = f"社区卡牌数据 JSON：{path.name}"[:SOURCE_MAX]
     header = json_format.set_header(data)
     position = json_format.position(data) if json_format.position is not None else 0
     source.sets.append(

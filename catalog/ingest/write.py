@@ -49,7 +49,18 @@ from catalog.models import (
 from catalog.models.catalogue import new_catalogue_version
 from catalog.text import KEY_SEPARATOR, fold, pinyin_keys, search_keys_text
 
-SET_FIELDS = ("name", "code_key", "series", "kind", "release", "description", "position", "sample", "pack_template_id")
+SET_FIELDS = (
+    "name",
+    "code_key",
+    "series",
+    "kind",
+    "release",
+    "description",
+    "position",
+    "sample",
+    "source",
+    "pack_template_id",
+)
 BULK_THRESHOLD = 20_000  # new cards above which indexes are rebuilt rather than updated
 NEW_PRINTING = ("set_id", "number", "card_id", "number_key", *PRINTING_VALUES)  # a printing inserted
 
@@ -228,7 +239,8 @@ class PlanWriter(Plan):
                 "release": spec.release,
                 "description": spec.description,
                 "position": spec.position,
-                "sample": self.source.sample,
+                "sample": spec.sample if spec.sample is not None else self.source.sample,
+                "source": spec.source if spec.source is not None else self.source.provenance,
                 "pack_template_id": templates[spec.pack].id if spec.pack else None,
             }
             existing = self.db_sets.get(spec.code)

@@ -17,7 +17,8 @@ from sqlmodel import Field, SQLModel
 from catalog.models import catalogue, users  # noqa: F401  (foreign keys here point to their tables)
 
 # "new_printing": a printing (and its card, when the name was new) added on the web
-REVISION_KINDS = ("card", "printing", "new_printing")
+# "import": a bulk upload confirmed on the web (target_id: its background job)
+REVISION_KINDS = ("card", "printing", "new_printing", "set", "format", "import")
 PROPOSAL_KINDS = ("card", "printing", "new_printing")  # what the proposal's target_id names
 PROPOSAL_STATES = ("pending", "approved", "rejected")
 
@@ -91,3 +92,19 @@ class RoleGrant(SQLModel, table=True):
     new_role: str = Field(max_length=16)
     by_id: int | None = Field(default=None, foreign_key="app_user.id", ondelete="SET NULL")
     created_at: datetime
+
+
+class BackgroundJob(SQLModel, table=True):
+    """Long work run off the request (catalog.jobs): a bulk upload's dry run or import. Its state
+    and result live here; its running progress in the queue's store (Redis, or the process)."""
+
+    __tablename__ = "background_job"
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str = Field(max_length=32)  # a name in catalog.jobs.KINDS
+    user_id: int | None = Field(default=None, foreign_key="app_user.id", index=True, ondelete="SET NULL")
+    status: str = Field(default="queued", max_length=16)  # queued | running | done | failed
+    params: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    result: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    created_at: datetime
+    finished_at: datetime | None = None

@@ -11,6 +11,8 @@ from flask_babel import gettext as _
 from flask_login import current_user
 
 from catalog import browse, curation
+from catalog.curation.catalogue import formats_of
+from catalog.curation.sets import provenance
 from catalog.decks.legality import card_legality
 from catalog.decks.lists import copies_by_name
 from catalog.games import GAMES, get_game
@@ -84,7 +86,8 @@ def all_sets() -> str:
 def game_sets(game_slug: str) -> str:
     game, module = _game_or_404(game_slug)
     groups = browse.sets_by_series(get_session(), game)
-    return render_template("cards/game_sets.html", game=game, module=module, groups=groups)
+    formats = formats_of(get_session(), game.id)
+    return render_template("cards/game_sets.html", game=game, module=module, groups=groups, formats=formats)
 
 
 @bp.route("/sets/<game_slug>/<code>")
@@ -104,6 +107,7 @@ def set_detail(game_slug: str, code: str) -> str:
         columns=columns,
         labels=field_labels(game.slug),
         view=view,
+        provenance=provenance(get_session(), page.card_set),
     )
 
 

@@ -8,6 +8,6 @@ bp = Blueprint("curation", __name__, url_prefix="/catalogue")
 
 def blueprint() -> Blueprint:
     """The blueprint with its pages, imported when the app registers it (as every area's)."""
-    from webapp.curation import opendata, proposals, routes  # noqa: F401
+    from webapp.curation import bulk, catalogue, opendata, proposals, routes  # noqa: F401
 
     return bp

@@ -18,7 +18,7 @@ from catalog.ingest import ImportFailed
 from catalog.models import Card, CardSet, Game, Printing
 from webapp.curation import bp
 from webapp.db import get_session
-from webapp.helpers import utcnow
+from webapp.helpers import safe_next, utcnow
 
 
 def _message(error: LunzangError) -> str:
@@ -179,7 +179,7 @@ def revert(revision_id: int) -> Any:
     _require_curator()
     session = get_session()
     card_id = request.form.get("card", "")
-    back = (
+    back = safe_next(request.form.get("back")) or (
         url_for("curation.card_history", card_id=int(card_id))
         if card_id.isascii() and card_id.isdigit() and len(card_id) < 10
         else url_for("cards.home")
@@ -197,3 +197,24 @@ def revert(revision_id: int) -> Any:
         return redirect(back)
     flash(_("已撤销修订 #%(old)s（新修订 #%(new)s）。", old=revision_id, new=revision.id))
     return redirect(back)
+
+
+@bp.get("/set/<int:set_id>/history")
+def set_history(set_id: int) -> Any:
+    from catalog.curation.sets import provenance, set_history
+
+    session = get_session()
+    card_set = session.get(CardSet, set_id)
+    game = session.get(Game, card_set.game_id) if card_set else None
+    if card_set is None or game is None:
+        abort(404, _("没有这个系列"))
+    return render_template(
+        "curation/set_history.html",
+        card_set=card_set,
+        game=game,
+        module=get_game(game.slug),
+        lines=set_history(session, card_set),
+        provenance=provenance(session, card_set),
+        limit=curation.HISTORY_LIMIT,
+        can_curate=curation.can_curate(current_user),
+    )

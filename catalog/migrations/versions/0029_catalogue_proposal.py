@@ -1,4 +1,4 @@
-"""catalogue_proposal, catalogue_revision.credited_id: players propose catalogue changes, curators review them
+"""catalogue_proposal, catalogue_revision.credited_id, card_set.source, background_job: players propose catalogue changes, curators review them
 
 Revision ID: 0029
 Revises: 0028
@@ -17,6 +17,15 @@ depends_on = None
 
 
 def upgrade() -> None:
+    # a plain ADD COLUMN (not a batch rebuild: card_set cannot be dropped under its printings)
+    op.add_column(
+        'card_set', sa.Column('source', sqlmodel.sql.sqltypes.AutoString(length=500), nullable=False, server_default='')
+    )
+    with op.batch_alter_table('catalogue_revision', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('credited_id', sa.Integer(), nullable=True))
+        batch_op.create_foreign_key(
+            'fk_catalogue_revision_credited_id_app_user', 'app_user', ['credited_id'], ['id'], ondelete='SET NULL'
+        )
     op.create_table('catalogue_proposal',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('game_id', sa.Integer(), nullable=False),
@@ -45,17 +54,31 @@ def upgrade() -> None:
     )
     op.create_index('ix_catalogue_proposal_status', 'catalogue_proposal', ['status', 'id'], unique=False)
     op.create_index('ix_catalogue_proposal_user_created', 'catalogue_proposal', ['user_id', 'created_at'], unique=False)
-    with op.batch_alter_table('catalogue_revision', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('credited_id', sa.Integer(), nullable=True))
-        batch_op.create_foreign_key(
-            'fk_catalogue_revision_credited_id_app_user', 'app_user', ['credited_id'], ['id'], ondelete='SET NULL'
-        )
+    op.create_table('background_job',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('kind', sqlmodel.sql.sqltypes.AutoString(length=32), nullable=False),
+    sa.Column('user_id', sa.Integer(), nullable=True),
+    sa.Column('status', sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
+    sa.Column('params', sa.JSON(), nullable=False),
+    sa.Column('result', sa.JSON(), nullable=False),
+    sa.Column('created_at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
+    sa.Column('finished_at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True),
+    sa.ForeignKeyConstraint(['user_id'], ['app_user.id'], ondelete='SET NULL'),
+    sa.PrimaryKeyConstraint('id')
+    )
+    op.create_index(op.f('ix_background_job_user_id'), 'background_job', ['user_id'], unique=False)
 
 
 def downgrade() -> None:
-    with op.batch_alter_table('catalogue_revision', schema=None) as batch_op:
-        batch_op.drop_constraint('fk_catalogue_revision_credited_id_app_user', type_='foreignkey')
-        batch_op.drop_column('credited_id')
+    op.drop_index(op.f('ix_background_job_user_id'), table_name='background_job')
+    op.drop_table('background_job')
     op.drop_index('ix_catalogue_proposal_user_created', table_name='catalogue_proposal')
     op.drop_index('ix_catalogue_proposal_status', table_name='catalogue_proposal')
     op.drop_table('catalogue_proposal')
+    with op.batch_alter_table('catalogue_revision', schema=None) as batch_op:
+        batch_op.drop_constraint('fk_catalogue_revision_credited_id_app_user', type_='foreignkey')
+        batch_op.drop_column('credited_id')
+    if op.get_bind().dialect.name == 'sqlite':
+        op.execute('ALTER TABLE card_set DROP COLUMN source')  # SQLite 3.35+; no rebuild under printings
+    else:
+        op.drop_column('card_set', 'source')
