@@ -205,6 +205,8 @@ def test_a_price_list_the_csv_module_cannot_read_is_a_422(app: Any, kit: Kit, lo
     refused = alice.post("/trades/prices", data=payload, content_type="multipart/form-data; boundary=B")
     assert refused.status_code == 422, refused.status_code
     assert "行" in refused.get_data(as_text=True)
+
+
 def test_grade_cells_read_in_english_on_english_pages(app: Any, kit: Kit, login: Any) -> None:
     """Issue 33 §5: trade lines read "LP · 简中 · 普通" on the English pages."""
     alice = app.test_client()

@@ -333,8 +333,16 @@ SCHEMAS["TradeOffer"] = {
         "get": {"type": ["array", "null"], "items": {"$ref": "#/components/schemas/TradeLineIn"}},
         "mode": {"type": ["string", "null"], "enum": ["local", "mail", None], "default": "local"},
         "message": {"type": ["string", "null"], "maxLength": 1000},
-        "give_decks": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": INT32}, "description": "自己整副交出的卡组编号"},
-        "get_decks": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": INT32}, "description": "对方整副交出的卡组编号"},
+        "give_decks": {
+            "type": "array",
+            "items": {"type": "integer", "minimum": 1, "maximum": INT32},
+            "description": "自己整副交出的卡组编号",
+        },
+        "get_decks": {
+            "type": "array",
+            "items": {"type": "integer", "minimum": 1, "maximum": INT32},
+            "description": "对方整副交出的卡组编号",
+        },
     },
 }
 _ID = [{"name": "trade_id", "in": "path", "required": True, "schema": {"type": "integer"}}]
