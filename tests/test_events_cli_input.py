@@ -19,7 +19,7 @@ HUGE = "9" * 20
 def paired(sample_app: Any, runner: Any) -> str:
     """An event of four walk-ins, round 1 paired."""
     made = runner.invoke(args=["event", "create", "--name", "月赛", "--game", "samsara", "--format", "standard",
-                               "--date", "2026-11-28", "--store", "卡牌竞技场"])  # fmt: skip
+                               "--date", "2026-11-28", "--store", "卡牌竞技场", "--deck-policy", "flag"])  # fmt: skip
     assert made.exit_code == 0, made.output
     event = made.output.strip()
     for name in ("P1", "P2", "P3", "P4"):

@@ -204,17 +204,17 @@ def test_0025_makes_accounts_of_the_stores_in_use(tmp_path: Path) -> None:
 
     engine = catalog_db.make_engine(f"sqlite:///{tmp_path / 's.sqlite3'}")
     catalog_db.upgrade(engine)
-    command.downgrade(catalog_db.alembic_config(engine), "0023")
     from datetime import UTC, datetime
 
     from sqlmodel import Session
 
     from catalog.accounts import create_user
 
-    with Session(engine) as session, session.begin():  # app_user is as it was at 0023
+    with Session(engine) as session, session.begin():  # the user made by today's model, then back to 0024
         shop = create_user(session=session, username="shop", password="x" * 12, role="organizer",
                            now=datetime(2026, 1, 1, tzinfo=UTC), hash_method="pbkdf2:sha256:1")  # fmt: skip
         shop_id = shop.id
+    command.downgrade(catalog_db.alembic_config(engine), "0024")
     with engine.begin() as connection:
         connection.execute(text(
             "INSERT INTO event (name, organizer_id, store, store_key, city, region, game, format_code, date, entry_fee,"

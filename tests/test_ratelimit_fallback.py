@@ -23,7 +23,15 @@ from sqlmodel import Session
 
 from tests.conftest import TEST_PASSWORD
 
-PORT = int(os.environ.get("LUNZANG_TEST_REDIS_PORT", "6390"))
+
+def _free_port() -> int:
+    """A port nothing listens on now (two suites on one machine must not share a redis-server)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+PORT = int(os.environ.get("LUNZANG_TEST_REDIS_PORT") or _free_port())
 REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
 
 pytestmark = pytest.mark.skipif(not Path(REDIS).exists(), reason="redis-server is not installed")

@@ -524,7 +524,7 @@ def test_a_printing_want_refines_the_card_want_unless_wanted_in_addition(sample_
 
     def shown() -> tuple[list[str], list[bool], str]:
         page = client.get("/wants").get_data(as_text=True)
-        missing = re.findall(r'<td class="num missing[^"]*">([^<]+)', page)
+        missing = re.findall(r'<td class="num missing[^"]*"[^>]*>([^<]+)', page)
         boxes = re.findall(r'<input type="checkbox" name="in_addition" value="1"( checked)?>', page)
         return [m.strip() for m in missing], [bool(b) for b in boxes], page
 

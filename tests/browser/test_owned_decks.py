@@ -1,44 +1,23 @@
 """My decks in a real browser (issue 30 §5): alice pastes a KeyForge deck, sees its page with its
 houses and figures, marks it for trade; bob offers his deck for it and the trade page lists both
-whole decks. At 390 and 1366 px, in Chinese and in English. The server listens on a port of this
-work's own range (5160–5179)."""
+whole decks. At 390 and 1366 px, in Chinese and in English."""
 
 from __future__ import annotations
-
-import threading
-from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, expect
 from sqlmodel import Session
-from werkzeug.serving import make_server
 
 from tests.browser.kit import WIDTHS, assert_fits, new_page, sign_in
 from tests.test_owned_decks import DECK, OTHER
-from tests.test_web import ensure_translations_compiled
 from webapp.db import get_engine
 
 
 @pytest.fixture
-def own_server(sample_app) -> Iterator[str]:
-    ensure_translations_compiled()
-    sample_app.config["WTF_CSRF_ENABLED"] = True
-    server = None
-    for port in range(5160, 5180):
-        try:
-            server = make_server("127.0.0.1", port, sample_app, threaded=True)
-            break
-        except OSError:
-            continue
-    assert server is not None, "no free port in 5160–5179"
-    thread = threading.Thread(target=server.serve_forever, name="h30-test-server", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
-        server.server_close()
+def own_server(live_server: str) -> str:
+    """The suite's live server (a free port, CSRF on): werkzeug exits the process on a port in
+    use rather than raising, so a range of fixed ports cannot be tried one by one."""
+    return live_server
 
 
 @pytest.mark.parametrize("width", WIDTHS)

@@ -131,7 +131,8 @@ def results_context(result: SearchResult) -> dict[str, Any]:
         "games": GAMES,
         "several_games": len({hit.game for hit in result.hits}) > 1,
         "page_numbers": _pages(result),
-        "owned": owned_for(hit.printing.id for hit in result.hits),
+        # the table view's own column; the grid's counts are its tiles' parts (tiles.py)
+        "owned": None if _grid() else owned_for(hit.printing.id for hit in result.hits),
     }
     context["tiles"] = tiles_for(result, context)
     return context
