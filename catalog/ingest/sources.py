@@ -917,6 +917,9 @@ def read_json_catalogue(path: Path) -> Source:
             None,
             position,
             1,
+            # its own: the JSON files of one import become one source (combine_json_sources),
+            # and each set still names the file it came from
+            source=source.provenance,
         )
     )
     card_lines = [n for n, line in enumerate(text.splitlines(), start=1) if re.match(r'^\s*"number"\s*:', line)]
