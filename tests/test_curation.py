@@ -231,3 +231,29 @@ def _engine(app) -> Engine:
     from webapp.db import get_engine
 
     return get_engine(app)
+
+
+def test_kept_answers_move_with_an_approved_edit_and_its_revert(sample_app, people: Engine) -> None:
+    """The answer cache (keyed by the catalogue version) serves the new words at once after a
+    curator's edit, and the old ones again after the revert: card page, search page, search API."""
+    from urllib.parse import quote
+
+    web = sample_app.test_client()
+    page, api = f"/cards/samsara/{quote(CARD)}", "/api/v1/cards?q=o:独角兽"
+
+    def shown() -> list[bool]:
+        found = web.get("/cards?q=o:独角兽")  # one hit: the search page sends the visitor to the card
+        return [
+            "召唤一只独角兽" in web.get(page).get_data(as_text=True),
+            found.status_code == 302 and found.headers["Location"].endswith(quote(CARD)),
+            CARD in web.get(api).get_data(as_text=True),
+        ]
+
+    assert shown() == [False, False, False]
+    assert shown() == [False, False, False]  # kept now
+    revision = _edit(people, "cura", text="这张战魂进场时，召唤一只独角兽。")
+    assert shown() == [True, True, True]
+    with Session(people) as session, session.begin():
+        cura = session.exec(select(User).where(User.username == "cura")).one()
+        curation.revert(session=session, by=cura, revision_id=revision.id, note="原文有误", now=NOW)
+    assert shown() == [False, False, False]
