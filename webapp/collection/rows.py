@@ -13,8 +13,6 @@ the version is read in the request's transaction). The rest is per item and per 
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
@@ -23,14 +21,14 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from markupsafe import Markup, escape
 
+from catalog.caching import LRU
 from catalog.collection.listing import ItemRow, Page
 from catalog.games import GAMES
 from webapp.db import get_engine
 
 # Printings kept per process: a face is ~1 kB, so at most ~8 MB.
 FACE_CACHE_SIZE = 8192
-_faces: OrderedDict[Hashable, Face] = OrderedDict()
-_faces_lock = threading.Lock()
+_faces: LRU[Hashable, Face] = LRU(FACE_CACHE_SIZE)
 
 FIELDS = (
     '<input type="hidden" name="printing_id" value="%s">\n'
@@ -68,8 +66,7 @@ class RowView:
 
 
 def cache_clear() -> None:
-    with _faces_lock:
-        _faces.clear()
+    _faces.clear()
 
 
 def markup(translated: str) -> Markup:
@@ -111,10 +108,7 @@ def row_views(page: Page, grade_label: Callable[[str, str], str]) -> list[RowVie
     rows = []
     for item in items:
         key = (*common, item.game, versions.get(item.game), item.printing_id)
-        with _faces_lock:
-            face = _faces.get(key)
-            if face is not None:
-                _faces.move_to_end(key)
+        face = _faces.get(key)
         if face is None:
             if not labels:
                 labels = {
@@ -124,10 +118,7 @@ def row_views(page: Page, grade_label: Callable[[str, str], str]) -> list[RowVie
                     "note": _("备注：%(name)s"),
                 }
             face = _render_face(item, labels)
-            with _faces_lock:
-                _faces[key] = face
-                while len(_faces) > FACE_CACHE_SIZE:
-                    _faces.popitem(last=False)
+            _faces.put(key, face)
         grade = item.grade
         for value, kind in ((grade.language, "language"), (grade.finish, "finish")):
             if (value, kind) not in grades:
