@@ -17,7 +17,7 @@ from catalog.ingest import ImportFailed, import_catalogue
 from catalog.ingest import spool as ingest_spool
 from catalog.ingest import validate as ingest_validate
 from catalog.ingest import write as ingest_write
-from catalog.ingest.sources import _decode
+from catalog.ingest.cardfiles import decode as _decode
 from catalog.ingest.synth import write_synthetic_catalogue
 from tests.ingestkit import catalogue_digest, read_rows, scenario, synthetic, write_rows
 
