@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from catalog import db as catalog_db
-from catalog.ingest import ImportFailed, import_catalogue
+from catalog.ingest import ImportFailed, cardvalues, import_catalogue
 from catalog.ingest import spool as ingest_spool
 from catalog.ingest import validate as ingest_validate
 from catalog.ingest import write as ingest_write
@@ -301,8 +301,8 @@ def test_the_kept_card_values_are_the_stored_columns_with_the_same_hash() -> Non
     ]
     for row in rows:
         parsed = game.parse_row(row).card
-        columns = ingest_validate.card_columns(parsed)
-        assert ingest_validate.card_values(parsed) == tuple(columns[key] for key in ingest_validate.STORED_CARD)
+        columns = cardvalues.card_columns(parsed)
+        assert cardvalues.card_values(parsed) == tuple(columns[key] for key in cardvalues.STORED_CARD)
         assert columns["attributes"] == "".join(parsed["attributes"])
 
 

@@ -21,12 +21,10 @@ from catalog.ingest.bulk import (
     reserve_ids,
     to_json,
 )
+from catalog.ingest.cardvalues import PRINTING_FIELDS, RULES_FIELDS, STORED_CARD
 from catalog.ingest.sources import Problem
 from catalog.ingest.validate import (
-    PRINTING_FIELDS,
     PRINTING_VALUES,
-    RULES_FIELDS,
-    STORED_CARD,
     STORED_PRINTING,
     FirstRow,
     Plan,
