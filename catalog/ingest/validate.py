@@ -83,9 +83,9 @@ class Plan:
     """Validates one source against the database (:mod:`catalog.ingest.write` writes it).
 
     The rows are streamed (:meth:`Source.iter_rows`) in chunks of :data:`CHUNK`; what stays
-    for the whole import is the index every row is checked against, kept small (measured on
-    50,000 printings: ~310 bytes per printing for ``cards``, ~150 more for ``numbers`` while
-    checking; ``tests/test_import_streaming.py`` bounds the growth of the whole import):
+    for the whole import is the index every row is checked against, kept small (a few hundred
+    bytes per printing: CHANGELOG, Benchmarks; ``tests/test_import_streaming.py`` bounds the
+    growth of the whole import):
 
     - ``numbers``: ``set code + \x1f + folded number`` → where it was first seen (duplicates);
     - ``cards``: card name → (rules digest, where first seen, rarity mask, its set or sets) —

@@ -1,8 +1,8 @@
-"""Search result tiles (issue 17): what a tile shows of its printing, rendered once and kept.
+"""Search result tiles: what a tile shows of its printing, rendered once and kept.
 
-A results page of 60 rich tiles cost 2.5× the search it showed (each tile ~0.35 ms of Jinja:
-macros, URLs, an image version hashed from the card's data, translations). Everything a tile
-shows of the card is the same on every page until the game's next import, so its face (the
+Rendering every tile of a results page cost more than the search it showed (macros, URLs, an
+image version hashed from the card's data, translations: figures in CHANGELOG, Benchmarks).
+Everything a tile shows of the card is the same on every page until the game's next import, so its face (the
 ``tile_face`` macro of ``cards/_tile.html``) is rendered once per printing, language and image
 (an uploaded scan changes it) and kept here, with the translated labels of its buttons; a page
 then only adds what is its own — the deck and collection buttons, their counts, the CSRF token
