@@ -40,7 +40,7 @@ def test_stored_ranks_are_the_ranks_while_the_catalogue_is_the_same(sample_catal
 def test_a_ranked_placing_takes_items_out_and_in_where_they_stand() -> None:
     from array import array
 
-    from catalog.collection.listing import _Placing
+    from catalog.collection.placing import Placing as _Placing
 
     def key(rank: int, item: int) -> int:
         return (rank << ordering.ID_BITS) | item

@@ -13,11 +13,11 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from catalog import db as catalog_db
-from catalog.ingest import ImportFailed, import_catalogue
+from catalog.ingest import ImportFailed, cardvalues, import_catalogue
 from catalog.ingest import spool as ingest_spool
 from catalog.ingest import validate as ingest_validate
 from catalog.ingest import write as ingest_write
-from catalog.ingest.sources import _decode
+from catalog.ingest.cardfiles import decode as _decode
 from catalog.ingest.synth import write_synthetic_catalogue
 from tests.ingestkit import catalogue_digest, read_rows, scenario, synthetic, write_rows
 
@@ -301,8 +301,8 @@ def test_the_kept_card_values_are_the_stored_columns_with_the_same_hash() -> Non
     ]
     for row in rows:
         parsed = game.parse_row(row).card
-        columns = ingest_validate.card_columns(parsed)
-        assert ingest_validate.card_values(parsed) == tuple(columns[key] for key in ingest_validate.STORED_CARD)
+        columns = cardvalues.card_columns(parsed)
+        assert cardvalues.card_values(parsed) == tuple(columns[key] for key in cardvalues.STORED_CARD)
         assert columns["attributes"] == "".join(parsed["attributes"])
 
 

@@ -212,7 +212,7 @@ def test_new_words_and_malformed_values(engine: Engine, tmp_path: Path) -> None:
     ],
 )
 def test_messages_show_the_code_points_of_strings_that_look_equal(a: str, b: str, shown: str) -> None:
-    from catalog.ingest.validate import _describe
+    from catalog.ingest.differences import describe as _describe
 
     message = _describe(["text"], {"text": a}, {"text": b})
     assert shown in message
@@ -220,7 +220,7 @@ def test_messages_show_the_code_points_of_strings_that_look_equal(a: str, b: str
 
 def test_messages_use_the_files_words() -> None:
     from catalog.games import get_game
-    from catalog.ingest.validate import _describe
+    from catalog.ingest.differences import describe as _describe
 
     message = _describe(
         ["defense", "faction"], {"defense": 0, "faction": "a"}, {"defense": 1, "faction": "b"}, get_game("keyforge")

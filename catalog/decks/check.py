@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +18,7 @@ from sqlalchemy import select as core_select
 from sqlalchemy.engine import Connection
 from sqlmodel import Session, col, select
 
+from catalog.caching import LRU
 from catalog.decks.lists import CardPool, DeckList, parse_decklists, resolve
 from catalog.errors import LunzangError, Message
 from catalog.games import GAMES, get_game
@@ -73,8 +72,7 @@ def _game_row(session: Session, slug: str) -> Game:
 # caller's transaction: a server never serves a pool older than what its transaction sees, and
 # several servers need not agree on anything held in memory (DESIGN §9). A few pools at most.
 POOL_CACHE_SIZE = 4
-_pools: OrderedDict[tuple[str, int, str], CardPool] = OrderedDict()
-_pools_lock = threading.Lock()
+_pools: LRU[tuple[str, int, str], CardPool] = LRU(POOL_CACHE_SIZE)
 
 
 def load_pool(session: Session, slug: str) -> CardPool:
@@ -87,17 +85,12 @@ def load_pool(session: Session, slug: str) -> CardPool:
     bind = session.get_bind()
     url = bind.engine.url if isinstance(bind, Connection) else bind.url
     key = (url.render_as_string(hide_password=False), game.id, game.catalogue_version)
-    with _pools_lock:
-        pool = _pools.get(key)
-        if pool is not None:
-            _pools.move_to_end(key)
-            return pool
+    pool = _pools.get(key)
+    if pool is not None:
+        return pool
     with collector_paused():  # 90,000 cards at 100,000 printings
         pool = _read_pool(session, slug, game)
-    with _pools_lock:
-        _pools[key] = pool
-        while len(_pools) > POOL_CACHE_SIZE:
-            _pools.popitem(last=False)
+    _pools.put(key, pool)
     return pool
 
 

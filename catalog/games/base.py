@@ -1,15 +1,26 @@
-"""Shared vocabulary machinery every game module composes (no game knowledge here)."""
+"""Shared machinery every game module composes (no game knowledge here): :class:`GameModule`,
+keywords, the JSON card-data format hook. Its parts are re-exported here, where the games
+import them: vocabularies (:mod:`catalog.games.vocabularies`) and cells (:mod:`catalog.games.cells`)."""
 
 from __future__ import annotations
 
 import copy
-import functools
-import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from catalog.errors import Message
+from catalog.games.cells import FieldError as FieldError
+from catalog.games.cells import RowErrors as RowErrors
+from catalog.games.cells import bad as bad
+from catalog.games.cells import cell as cell
+from catalog.games.cells import collect as collect
+from catalog.games.cells import parse_int as parse_int
+from catalog.games.cells import parse_list as parse_list
+from catalog.games.cells import written as written
+from catalog.games.vocabularies import AttributeSet as AttributeSet
+from catalog.games.vocabularies import RarityLadder as RarityLadder
+from catalog.games.vocabularies import Vocabulary as Vocabulary
 from catalog.rules import DrawModel, PoolCard, Rule, Rulebook
 from catalog.text import fold, to_traditional
 
@@ -35,183 +46,6 @@ FIELD_LABELS: Mapping[str, str] = {
 }
 # The same words shortened where a card face has no room for them.
 SHORT_LABELS: Mapping[str, str] = {"攻击力": "攻", "防御力": "防"}
-
-
-@dataclass(frozen=True)
-class FieldError(Exception):
-    """One bad cell: the CSV column and what is wrong with it."""
-
-    column: str
-    message: Message
-
-
-class Vocabulary:
-    """Canonical terms with synonyms, matched after folding (width, script, case).
-
-    ``Vocabulary({"火": ["红", "fire"], …})``: the canonical spelling is the key; every
-    synonym and the Traditional spelling of the key resolve to it.
-    """
-
-    def __init__(self, terms: Mapping[str, Iterable[str]], *, english: Mapping[str, str] | None = None):
-        self.terms: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in terms.items()}
-        self.canonical: tuple[str, ...] = tuple(terms)
-        self.english: dict[str, str] = dict(english or {})
-        self._lookup: dict[str, str] = {}
-        self._synonyms: dict[str, tuple[str, ...]] = {c: tuple(words) for c, words in terms.items()}
-        for canonical, synonyms in self._synonyms.items():
-            for word in (canonical, *synonyms, self.english.get(canonical, "")):
-                if word:
-                    self._lookup[fold(word)] = canonical
-
-    def resolve(self, word: str) -> str | None:
-        """The canonical term for ``word`` (any synonym or script), or ``None``."""
-        found = self._lookup.get(word)  # fast path: already canonical (the usual case)
-        return found if found is not None else self._lookup.get(fold(word))
-
-    def index(self, canonical: str) -> int:
-        return self.canonical.index(canonical)
-
-    def english_name(self, canonical: str) -> str:
-        """The word in English for the English pages (``战魂`` → Soul): the declared English,
-        else the first ASCII synonym (what search accepts, ``t:soul``), else the word itself."""
-        if canonical in self.english:
-            return self.english[canonical]
-        for word in self._synonyms.get(canonical, ()):
-            if word.isascii():
-                return word[:1].upper() + word[1:]
-        return canonical
-
-    def synonyms(self) -> dict[str, str]:
-        """Every accepted (folded) spelling → its canonical term."""
-        return dict(self._lookup)
-
-    def __contains__(self, word: str) -> bool:
-        return self.resolve(word) is not None
-
-    def extended(self, extra: Mapping[str, Iterable[str]]) -> Vocabulary:
-        """This vocabulary plus a catalogue's own words (manifest ``[vocabulary]``)."""
-        terms = {k: list(v) for k, v in self.terms.items()}
-        for word, aliases in extra.items():
-            terms.setdefault(word, [])
-            terms[word] += [a for a in aliases if a not in terms[word]]
-        return type(self)(terms, english=self.english)
-
-    def describe(self) -> str:
-        return "、".join(self.canonical)
-
-
-class AttributeSet(Vocabulary):
-    """Attributes/colours a card can have several of; stored as a bit mask for search."""
-
-    def mask(self, attributes: Iterable[str]) -> int:
-        value = 0
-        for attribute in attributes:
-            value |= 1 << self.index(attribute)
-        return value
-
-    def parse_many(self, text: str, column: str) -> list[str]:
-        """Split ``光暗`` or ``光|暗`` or ``light dark`` into canonical attributes, in order."""
-        return list(self._parse_many(text, column))
-
-    @functools.lru_cache(maxsize=1024)  # noqa: B019  (vocabularies live as long as the process)
-    def _parse_many(self, text: str, column: str) -> tuple[str, ...]:
-        text = text.strip()
-        if not text:
-            return ()
-        parts = [p for p in re.split(r"[|/,，、\s]+", text) if p]
-        found: list[str] = []
-        for part in parts:
-            single = self.resolve(part)
-            if single is not None:
-                found.append(single)
-                continue
-            # Chinese attributes are written together without separators: 光暗, 紅綠.
-            for char in part:
-                resolved = self.resolve(char)
-                if resolved is None:
-                    raise FieldError(
-                        column,
-                        Message(
-                            f"未知的属性/颜色「{part}」，可用：{self.describe()}",
-                            f"unknown attribute/colour '{part}'; known: {', '.join(self.canonical)}",
-                        ),
-                    )
-                found.append(resolved)
-        return tuple(a for a in self.canonical if a in found)
-
-
-@dataclass(frozen=True)
-class RarityLadder:
-    """A game's rarities from lowest to highest; ``rank`` orders them for ``r>=UR``."""
-
-    codes: tuple[str, ...]
-    synonyms: Mapping[str, str] = field(default_factory=dict)
-    labels: Mapping[str, str] = field(default_factory=dict)
-    labels_en: Mapping[str, str] = field(default_factory=dict)  # the English pages' names
-
-    def resolve(self, word: str) -> str | None:
-        if word in self.codes:
-            return word
-        key = fold(word)
-        for code in self.codes:
-            if fold(code) == key:
-                return code
-        for synonym, code in self.synonyms.items():
-            if fold(synonym) == key:
-                return code
-        return None
-
-    def rank(self, code: str) -> int:
-        return self.codes.index(code)
-
-    def label(self, code: str, language: str = "zh") -> str:
-        if language == "en" and code in self.labels_en:
-            return self.labels_en[code]
-        return self.labels.get(code, code)
-
-    def describe(self) -> str:
-        return " < ".join(self.codes)
-
-
-def bad(column: str, zh: str, en: str) -> FieldError:
-    return FieldError(column, Message(zh, en))
-
-
-def parse_int(row: Mapping[str, str], column: str, *, low: int | None = None, high: int | None = None) -> int | None:
-    """An optional integer cell, with bounds."""
-    raw = (row.get(column) or "").strip()
-    if raw == "":
-        return None
-    if raw.isascii() and raw.isdigit():
-        value = int(raw)
-        if (low is None or value >= low) and (high is None or value <= high):
-            return value
-    raw = raw.translate(str.maketrans("０１２３４５６７８９－", "0123456789-"))
-    if not re.fullmatch(r"-?\d+", raw):
-        raise bad(column, f"「{raw}」不是整数", f"'{raw}' is not a whole number")
-    value = int(raw)
-    if low is not None and value < low:
-        raise bad(column, f"{value} 小于下限 {low}", f"{value} is below the minimum {low}")
-    if high is not None and value > high:
-        raise bad(column, f"{value} 大于上限 {high}", f"{value} is above the maximum {high}")
-    return value
-
-
-def parse_list(row: Mapping[str, str], column: str) -> list[str]:
-    """A ``|``-separated cell into its trimmed, non-empty parts, order kept."""
-    raw = (row.get(column) or "").strip()
-    if not raw:
-        return []
-    return [part.strip() for part in re.split(r"[|｜]", raw) if part.strip()]
-
-
-def written(value: int | None) -> str:
-    """A whole number as a CSV cell (empty for none): the inverse of :func:`parse_int`."""
-    return "" if value is None else str(value)
-
-
-def cell(row: Mapping[str, str], column: str) -> str:
-    return (row.get(column) or "").strip()
 
 
 @dataclass
@@ -528,20 +362,3 @@ class GameModule:
 
 
 _VARIANTS: dict[int, dict[str, GameModule]] = {}
-
-
-class RowErrors(Exception):
-    """Every bad cell of one row."""
-
-    def __init__(self, errors: list[FieldError]):
-        super().__init__("; ".join(f"{e.column}: {e.message.zh}" for e in errors))
-        self.errors = errors
-
-
-def collect(errors: list[FieldError], fn: Any, *args: Any, **kwargs: Any) -> Any:
-    """Call ``fn``; on a :class:`FieldError` record it and return ``None``."""
-    try:
-        return fn(*args, **kwargs)
-    except FieldError as error:
-        errors.append(error)
-        return None

@@ -110,7 +110,7 @@ def _rename_cards(session: Session, sources: list[Source], known_names: dict[str
     first) takes the Chinese name a later set gives it, so both sets' printings are one card."""
     from sqlalchemy import update
 
-    from catalog.ingest.write import _with_other_names
+    from catalog.ingest.searchrows import with_other_names as _with_other_names
     from catalog.models import CardSearch
     from catalog.text import fold, pinyin_keys, search_keys_text
 

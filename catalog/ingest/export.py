@@ -27,7 +27,7 @@ from sqlmodel import Session, col, select
 from catalog.errors import LunzangError, Message
 from catalog.games import GAMES, get_game
 from catalog.games.base import COMMON_OPTIONAL, COMMON_REQUIRED, GameModule
-from catalog.ingest.validate import RULES_FIELDS
+from catalog.ingest.cardvalues import RULES_FIELDS
 from catalog.models import BanEntry, Card, CardSet, Format, Game, PackTemplate, Printing
 
 # The card fields a game module's ``export_game_fields`` may read (the inverse of its parser):

@@ -4,11 +4,8 @@ collected, located as ``file:line: column``; nothing is written here."""
 
 from __future__ import annotations
 
-import fnmatch
-import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
-from pathlib import Path
 from typing import Any, Self
 
 from sqlalchemy import func
@@ -18,6 +15,14 @@ from catalog.errors import LunzangError, Message
 from catalog.games import GameModule
 from catalog.games.base import ParsedCard, RowErrors
 from catalog.ingest.bulk import BATCH, select_in
+from catalog.ingest.cardvalues import PRINTING_FIELDS, STORED_CARD, card_columns, card_values
+from catalog.ingest.crosscheck import (
+    check_formats,
+    check_reprints_against_database,
+    check_templates_fillable,
+    full_card,
+)
+from catalog.ingest.differences import column_word, describe, differing_fields, refused_name
 from catalog.ingest.sources import Problem, Row, Source
 from catalog.ingest.spool import Spool
 from catalog.models import (
@@ -28,28 +33,6 @@ from catalog.models import (
     table_of,
 )
 from catalog.text import fold
-
-# The fields that make a card the same rules object. A reprint must agree on all of them.
-RULES_FIELDS = (
-    "type",
-    "subtype",
-    "attributes",
-    "cost_text",
-    "cost",
-    "cost_total",
-    "attack",
-    "defense",
-    "level",
-    "life",
-    "faction",
-    "traits",
-    "keywords",
-    "text",
-    "extra",
-)
-# printed_text: the words this printing has where the game allows errata (KeyForge), so the card
-# page can show an older wording; empty for the other games
-PRINTING_FIELDS = ("card_id", "rarity", "rarity_rank", "flavor", "illustrator", "image", "printed_text", "number_key")
 
 Progress = Callable[[str, int, int], None]
 
@@ -67,37 +50,6 @@ class ImportFailed(LunzangError):
             )
         )
         self.problems = problems
-
-
-def card_columns(parsed: dict[str, Any], digest: str | None = None) -> dict[str, Any]:
-    """A parsed card in storage form: attributes as a string, plus the hash of its rules
-    (``digest`` when the caller computed it already)."""
-    values = {key: parsed[key] for key in RULES_FIELDS}
-    values["attributes"] = "".join(parsed["attributes"])
-    values["rules_hash"] = digest or rules_hash(values)
-    return values
-
-
-STORED_CARD = (*RULES_FIELDS, "rules_hash")  # a card's stored values, as a tuple (card_values)
-_ATTRIBUTES_AT = RULES_FIELDS.index("attributes")
-_RULES_OF = itemgetter(*RULES_FIELDS)
-
-
-def card_values(parsed: dict[str, Any]) -> tuple[Any, ...]:
-    """:func:`card_columns` as a tuple in :data:`STORED_CARD` order (what a checked chunk keeps:
-    no key per value, and no dict to build again per card in the writer)."""
-    values = list(_RULES_OF(parsed))
-    values[_ATTRIBUTES_AT] = "".join(values[_ATTRIBUTES_AT])
-    # the digest of rules_hash: the same list, the same repr
-    return (*values, hashlib.blake2b(repr(values).encode("utf-8"), digest_size=20).hexdigest())
-
-
-def rules_hash(values: dict[str, Any]) -> str:
-    """A digest of the rules fields: equal cards, equal digests (their values are built in
-    a fixed order by the game modules, so ``repr`` is canonical; json.dumps cost 20% of a
-    large import). Stored, so a re-import compares digests instead of loading every card."""
-    canonical = repr([values.get(key) for key in RULES_FIELDS])
-    return hashlib.blake2b(canonical.encode("utf-8"), digest_size=20).hexdigest()
 
 
 CHUNK = 2000  # rows checked, then written, at a time
@@ -131,9 +83,9 @@ class Plan:
     """Validates one source against the database (:mod:`catalog.ingest.write` writes it).
 
     The rows are streamed (:meth:`Source.iter_rows`) in chunks of :data:`CHUNK`; what stays
-    for the whole import is the index every row is checked against, kept small (measured on
-    50,000 printings: ~310 bytes per printing for ``cards``, ~150 more for ``numbers`` while
-    checking; ``tests/test_import_streaming.py`` bounds the growth of the whole import):
+    for the whole import is the index every row is checked against, kept small (a few hundred
+    bytes per printing: CHANGELOG, Benchmarks; ``tests/test_import_streaming.py`` bounds the
+    growth of the whole import):
 
     - ``numbers``: ``set code + \x1f + folded number`` → where it was first seen (duplicates);
     - ``cards``: card name → (rules digest, where first seen, rarity mask, its set or sets) —
@@ -228,9 +180,9 @@ class Plan:
         self._check_rows()
         if self.read_problems:
             return self  # as when the rows could not be read before: nothing more is checked
-        self._check_reprints_against_database()
-        self._check_templates_fillable()
-        self._check_formats()
+        check_reprints_against_database(self)
+        check_templates_fillable(self)
+        check_formats(self)
         del self.numbers, self.covered, self.db_changed
         return self
 
@@ -309,7 +261,7 @@ class Plan:
                         self.new_words[word] = self.new_words.get(word, 0) + 1
                 if "notes" in parsed.printing:
                     for column, value in parsed.printing["notes"]:
-                        self.notes.append(_refused_name(row, column, value))
+                        self.notes.append(refused_name(row, column, value))
                 if errata:
                     words = hash(self.game.errata_key(card))
                     first_words = self.errata_keys.setdefault(name, words)
@@ -450,7 +402,7 @@ class Plan:
         """A card the database prints in a newer set than this import: its words stay the
         database's, its houses and ids are this import's (the check unified them with the
         database's), its Traditional name the database's or this import's."""
-        values = self._full_card(card_id)
+        values = full_card(self, card_id)
         row = dict(zip(STORED_CARD, stored, strict=True))
         extra = dict(values.get("extra") or {})
         for key, value in (row.get("extra") or {}).items():
@@ -521,7 +473,7 @@ class Plan:
         firsts = self.stored_at({first for _row, _name, _stored, first in pending})
         for row, name, stored, first in pending:
             first_values = firsts[first]
-            differences = _differences(first_values, stored)
+            differences = differing_fields(first_values, stored)
             if differences:
                 first_file, first_line = self.where(first)
                 self.problem(
@@ -529,184 +481,6 @@ class Plan:
                     row.line,
                     column_word(differences[0], self.game),
                     f"同名卡「{name}」的规则字段与 {first_file}:{first_line} 不一致："
-                    f"{_describe(differences, first_values, stored, self.game)}",
+                    f"{describe(differences, first_values, stored, self.game)}",
                     f"card {name!r} contradicts {first_file}:{first_line} in {', '.join(differences)}",
                 )
-
-    def _check_reprints_against_database(self) -> None:
-        """A card already in the database, printed in a set this import does not rewrite,
-        must keep its rules fields; a card printed only where this import rewrites is
-        updated (an erratum). A game with errata takes the newest set's words instead."""
-        if not self.db_changed or self.game.errata:
-            return
-        table = table_of(Printing)
-        changed = sorted(self.db_changed)
-        elsewhere: dict[int, tuple[int, str]] = {}
-        for start in range(0, len(changed), BATCH):
-            query = (
-                select(table.c.id, table.c.card_id, table.c.set_id, table.c.number)
-                .where(table.c.card_id.in_(changed[start : start + BATCH]))
-                .order_by(table.c.set_id, table.c.number)
-            )
-            for printing_id, card_id, set_id, number in self.session.execute(query):
-                if printing_id not in self.covered:
-                    elsewhere.setdefault(card_id, (set_id, number))
-        if not elsewhere:
-            return
-        set_codes = {s.id: s.code for s in self.db_sets.values()}
-        places = {card_id: self.cards[self.db_changed[card_id]][1] for card_id in elsewhere}
-        stored_by_place = self.stored_at(set(places.values()))
-        for card_id, (set_id, number) in sorted(elsewhere.items(), key=lambda item: places[item[0]]):
-            name = self.db_changed[card_id]
-            stored = stored_by_place[places[card_id]]
-            full = self._full_card(card_id)
-            differences = _differences(full, stored)
-            if differences:
-                file, line = self.where(places[card_id])
-                self.problem(
-                    file,
-                    line,
-                    column_word(differences[0], self.game),
-                    f"重印卡「{name}」与数据库中已有的同名卡（{set_codes.get(set_id)} {number}）规则字段矛盾："
-                    f"{_describe(differences, full, stored, self.game)}",
-                    f"reprint {name!r} contradicts the existing card ({set_codes.get(set_id)} {number}) "
-                    f"in {', '.join(differences)}",
-                )
-
-    def _check_templates_fillable(self) -> None:
-        templates = {t.name: t for t in self.source.templates}
-        manifest = str(Path(self.source.path) / "manifest.toml")
-        for spec in self.source.sets:
-            template = templates.get(spec.pack or "")
-            if template is None:
-                continue
-            present = self.rarities_by_set.get(spec.code, set())
-            for slot in template.slots:
-                missing = [r for r, weight in slot["rarity"].items() if weight > 0 and r not in present]
-                missing += [r for r, n in (slot.get("box_collation") or {}).items() if n > 0 and r not in present]
-                if missing:
-                    self.problem(
-                        manifest,
-                        spec.line,
-                        "pack",
-                        f"系列 {spec.code} 的卡包模板「{template.name}」需要稀有度 "
-                        f"{'、'.join(sorted(set(missing)))} 的卡，但该系列没有这种稀有度的卡",
-                        f"set {spec.code}: template {template.name!r} needs rarity "
-                        f"{', '.join(sorted(set(missing)))} but the set has no such printing",
-                    )
-                    break
-
-    def _check_formats(self) -> None:
-        manifest = str(Path(self.source.path) / "manifest.toml")
-        known_sets = {s.code for s in self.source.sets} | set(self.db_sets)
-        banned = list(dict.fromkeys(name for fmt in self.source.formats for name in fmt.banlist))
-        known = {name for name in banned if name in self.cards}
-        known |= {name for (name,) in self.existing_cards([n for n in banned if n not in known], ("name",))}
-        unknown = {fold(name) for name in banned if name not in known}
-        folded: set[str] = set()
-        if unknown:
-            # a ban list may spell a name in the other script: compare folded names
-            folded = {key for key in map(fold, self.cards) if key in unknown}
-            if self.game_row is not None:
-                table = table_of(Card)
-                keys = sorted(unknown)
-                for start in range(0, len(keys), BATCH):
-                    folded |= set(
-                        self.session.scalars(
-                            select(table.c.name_key).where(
-                                table.c.game_id == self.game_row.id, table.c.name_key.in_(keys[start : start + BATCH])
-                            )
-                        )
-                    )
-        for fmt in self.source.formats:
-            for pattern in fmt.legal_sets:
-                if pattern == "*" or any(ch in pattern for ch in "*?["):
-                    continue
-                if pattern not in known_sets:
-                    self.problem(
-                        manifest,
-                        fmt.line,
-                        "legal_sets",
-                        f"赛制 {fmt.code} 的合法系列「{pattern}」不存在",
-                        f"format {fmt.code}: legal set {pattern!r} does not exist",
-                    )
-            for card_name in fmt.banlist:
-                if card_name not in known and fold(card_name) not in folded:
-                    self.problem(
-                        manifest,
-                        fmt.line,
-                        "banlist",
-                        f"赛制 {fmt.code} 的禁限卡表中的「{card_name}」不是{self.game.name}的卡",
-                        f"format {fmt.code}: ban-list card {card_name!r} is not a {self.game.slug} card",
-                    )
-
-    def _full_card(self, card_id: int) -> dict[str, Any]:
-        columns = [table_of(Card).c[name] for name in RULES_FIELDS]
-        row = self.session.execute(select(*columns).where(table_of(Card).c.id == card_id)).mappings().one()
-        return dict(row)
-
-
-def _refused_name(row: Row, column: str, value: str) -> Problem:
-    english = row.values.get("name_en", "") or row.values.get("name", "")
-    return Problem(
-        row.file,
-        row.line,
-        column,
-        Message(
-            f"中文名「{value}」是电子表格的错误值，不是卡名：保留英文名「{english}」",
-            f"the Chinese name {value!r} is a spreadsheet error value, not a name: the English name {english!r} stands",
-        ),
-    )
-
-
-def _differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    return [key for key in RULES_FIELDS if old.get(key) != new.get(key)]
-
-
-def _describe(keys: list[str], old: dict[str, Any], new: dict[str, Any], game: GameModule | None = None) -> str:
-    parts = []
-    for key in keys[:3]:
-        before, after = _show(old.get(key)), _show(new.get(key))
-        part = f"{column_word(key, game)}「{before}」≠「{after}」"
-        if _looks_equal(before, after):
-            part += f"（{differing_code_points(before, after)}）"
-        parts.append(part)
-    return "；".join(parts)
-
-
-def column_word(field: str, game: GameModule | None) -> str:
-    """A rules field as the file calls it (KeyForge: faction → house, defense → armor)."""
-    return (getattr(game, "file_columns", None) or {}).get(field, field)
-
-
-def _looks_equal(a: str, b: str) -> bool:
-    """Whether two different strings would print alike: they differ only in spaces of some kind,
-    invisible characters, width or case."""
-    import unicodedata
-
-    def seen(text: str) -> str:
-        text = "".join(ch for ch in text if unicodedata.category(ch) not in ("Cf", "Cc"))
-        return " ".join(unicodedata.normalize("NFKC", text).split()).casefold()
-
-    return a != b and seen(a) == seen(b)
-
-
-def differing_code_points(a: str, b: str) -> str:
-    """Where two strings first differ, as code points: ``第 12 个字符：U+202F ≠ U+0020``."""
-    at = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
-
-    def point(text: str) -> str:
-        return f"U+{ord(text[at]):04X}" if at < len(text) else "（结束）"
-
-    return f"第 {at + 1} 个字符：{point(a)} ≠ {point(b)}"
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, list):
-        return "|".join(v["label"] if isinstance(v, dict) and "label" in v else str(v) for v in value)
-    return "" if value is None else str(value)
-
-
-def legal_set_codes(patterns: list[str], codes: Iterable[str]) -> list[str]:
-    """The set codes a format's ``legal_sets`` (codes, ``*`` and ``M*`` wildcards) admit."""
-    return [code for code in codes if any(fnmatch.fnmatchcase(code, p) for p in patterns)]

@@ -11,7 +11,6 @@ from typing import Any
 from sqlalchemy import JSON, bindparam, delete, exists, func, literal_column, update
 from sqlmodel import col, select
 
-from catalog.games import GameModule
 from catalog.ingest.bulk import (
     BATCH,
     batched,
@@ -21,12 +20,11 @@ from catalog.ingest.bulk import (
     reserve_ids,
     to_json,
 )
+from catalog.ingest.cardvalues import PRINTING_FIELDS, RULES_FIELDS, STORED_CARD
+from catalog.ingest.searchrows import SEARCH_KEYS, SEARCH_ROW, search_keys, search_row, set_count
 from catalog.ingest.sources import Problem
 from catalog.ingest.validate import (
-    PRINTING_FIELDS,
     PRINTING_VALUES,
-    RULES_FIELDS,
-    STORED_CARD,
     STORED_PRINTING,
     FirstRow,
     Plan,
@@ -47,7 +45,7 @@ from catalog.models import (
     table_of,
 )
 from catalog.models.catalogue import new_catalogue_version
-from catalog.text import KEY_SEPARATOR, fold, pinyin_keys, search_keys_text
+from catalog.text import fold
 
 SET_FIELDS = (
     "name",
@@ -93,83 +91,11 @@ class ImportReport:
         )
 
 
-SEARCH_KEYS = ("name_key", "pinyin", "initials", "text_key", "attr_mask")  # search_keys, in order
 NEW_CARD = ("id", "game_id", "name", "name_en", *STORED_CARD, *SEARCH_KEYS)  # a card inserted
-SEARCH_ROW = (  # a card's row of card_search (see CardSearch), as _search_row builds it
-    "card_id",
-    "game_id",
-    "name",
-    "sort_key",
-    "keys",
-    "type",
-    "subtype_key",
-    "attr_mask",
-    "faction_key",
-    "cost_total",
-    "attack",
-    "defense",
-    "level",
-    "rarity_mask",
-    "set_count",
-)
 _AT = {key: i for i, key in enumerate(STORED_CARD)}
 _TEXT_AT, _ATTRIBUTES_AT, _TRAITS_AT, _KEYWORDS_AT = _AT["text"], _AT["attributes"], _AT["traits"], _AT["keywords"]
 _JSON_AT = [_AT[c.name] for c in table_of(Card).columns if isinstance(c.type, JSON) and c.name in _AT]
 _TEXT_KEY_AT = SEARCH_KEYS.index("text_key")
-
-
-def _set_count(sets: str | frozenset[str] | None) -> int:
-    """How many sets the check's index says a card is printed in (a code, or a frozenset)."""
-    return 0 if sets is None else 1 if isinstance(sets, str) else len(sets)
-
-
-def _search_row(
-    card_id: int,
-    game_id: int,
-    name: str,
-    name_en: str,
-    values: tuple[Any, ...],
-    keys: tuple[Any, ...],
-    summary: tuple[int, int],
-) -> tuple[Any, ...]:
-    """The card's row of ``card_search`` (:data:`SEARCH_ROW`) from its stored values
-    (:data:`STORED_CARD`) and search keys (:data:`SEARCH_KEYS`)."""
-    name_key, pinyin, initials, _text_key, attr_mask = keys
-    return (
-        card_id,
-        game_id,
-        name,
-        pinyin,
-        search_keys_text(name_key, pinyin, initials, _with_other_names(name_en, values[_AT["extra"]])),
-        values[_AT["type"]],
-        fold(values[_AT["subtype"]]),
-        attr_mask,
-        fold(values[_AT["faction"]]),
-        values[_AT["cost_total"]],
-        values[_AT["attack"]],
-        values[_AT["defense"]],
-        values[_AT["level"]],
-        *summary,
-    )
-
-
-def _with_other_names(name_en: str, extra: Any) -> str:
-    """The English name, and the official Traditional Chinese one where the data gives it
-    (KeyForge ``zhhant``), folded like a query is: both found by a name search."""
-    other = extra.get("zhhant") if isinstance(extra, dict) else None
-    return f"{name_en}{KEY_SEPARATOR}{fold(other)}" if other else name_en
-
-
-def search_keys(name: str, text: str, attributes: str, game: GameModule) -> dict[str, Any]:
-    """The keys search matches on, computed once here rather than at query time."""
-    pinyin, initials = pinyin_keys(name)
-    return {
-        "name_key": fold(name),
-        "pinyin": pinyin,
-        "initials": initials,
-        "text_key": fold(text),
-        "attr_mask": game.attributes.mask(attributes) if attributes else 0,
-    }
 
 
 # an open vocabulary's column → where its new words are kept in Game.vocabulary
@@ -350,7 +276,7 @@ class PlanWriter(Plan):
             # a new card has every printing in this import: its summary is known from the check
             _digest, _place, mask, sets = self.cards[name]
             self.cards[name] = card_id
-            touched.append((card_id, name, name_en, values, keys, (mask, _set_count(sets))))
+            touched.append((card_id, name, name_en, values, keys, (mask, set_count(sets))))
             listed = list(values)
             for i in _JSON_AT:
                 if listed[i] is not None:
@@ -390,7 +316,7 @@ class PlanWriter(Plan):
                 traits.append((card_id, trait, fold(trait)))
             for keyword in values[_KEYWORDS_AT]:
                 keywords.append({"card_id": card_id, **keyword})
-            searchable.append(_search_row(card_id, game_id, name, name_en, values, keys, summary))
+            searchable.append(search_row(card_id, game_id, name, name_en, values, keys, summary))
             texts.append((card_id, keys[_TEXT_KEY_AT]))
         insert_tuples(self.session, table_of(CardTrait), ("card_id", "trait", "trait_key"), traits)
         bulk_insert(self.session, table_of(CardKeyword), keywords)

@@ -5,149 +5,31 @@ over ``card_search`` (alias ``ctx.cs``) — printing-level conditions go through
 ``ctx.printing(...)``, which becomes a semi-join in card mode (a card matches when any of
 its printings does, Scryfall's default) and a plain condition in ``unique:prints`` mode.
 Handlers never return NULL-able expressions, so ``-`` (NOT) means "everything else".
+The registry and the context: :mod:`catalog.search.registry` (its names re-exported here).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import and_, false, func, not_, or_, select, true
-from sqlalchemy.sql.expression import ColumnElement
 
-from catalog.errors import Message
 from catalog.games import GAMES, GameModule
-from catalog.models import CardKeyword, CardSearch, CardSet, CardTrait, Printing, table_of
-from catalog.search.parser import QueryError, Term
+from catalog.models import CardKeyword, CardSet, CardTrait, Printing, table_of
+from catalog.search.parser import Term
+from catalog.search.registry import DIRECTIVES as DIRECTIVES
+from catalog.search.registry import INTEGER_LIMIT as INTEGER_LIMIT
+from catalog.search.registry import KEYS as KEYS
+from catalog.search.registry import N_ as N_
+from catalog.search.registry import NUMERIC_OPS, Context, Handler, check_op, integer, key, numeric
+from catalog.search.registry import Clause as Clause
+from catalog.search.registry import error as error
+from catalog.search.registry import known_keys as known_keys
+from catalog.search.registry import lookup as lookup
 from catalog.search.sql import contains, starts_with
 from catalog.text import KEY_SEPARATOR, fold
-
-Clause = ColumnElement[bool]
-
-
-def N_(text: str) -> str:  # the gettext marker name Babel extracts by default
-    """Marks a help text for translation without translating it here: the domain never
-    imports Flask; the help page passes these strings through gettext."""
-    return text
-
-
-Handler = Callable[[Term, "Context"], Clause]
-
-NUMERIC_OPS = {
-    ":": lambda c, v: c == v,
-    "=": lambda c, v: c == v,
-    "!=": lambda c, v: c != v,
-    "<": lambda c, v: c < v,
-    "<=": lambda c, v: c <= v,
-    ">": lambda c, v: c > v,
-    ">=": lambda c, v: c >= v,
-}
-
-
-@dataclass
-class Context:
-    """What a handler needs: the games in scope, the mode, and the tables."""
-
-    games: list[tuple[GameModule, int]]  # (module, game id) of the games the words resolve against
-    all_games: dict[str, int]  # slug → id of every imported game
-    load_sets: Callable[[], dict[str, list[tuple[int, int]]]]  # folded set code → [(set id, game id)]
-    mode: str = "cards"  # or "prints"
-    cs: Any = field(default_factory=lambda: table_of(CardSearch))
-    p: Any = None  # the printing table of the main query in prints mode
-    uses_printings: bool = False  # whether any condition looked at printings (r:, set: …)
-    user_id: int | None = None  # the signed-in user, for own/want/trade
-    personal: bool = False  # an own/want/trade term read the user's rows: the hits are theirs alone
-    _sets: dict[str, list[tuple[int, int]]] | None = None
-
-    @property
-    def sets(self) -> dict[str, list[tuple[int, int]]]:
-        if self._sets is None:
-            self._sets = self.load_sets()
-        return self._sets
-
-    def printing(self, build: Callable[[Any], Clause]) -> Clause:
-        """A condition on printings: in card mode, "some printing of the card satisfies it"."""
-        self.uses_printings = True
-        if self.mode == "prints":
-            return build(self.p)
-        inner = table_of(Printing).alias("pp")
-        return self.cs.c.card_id.in_(select(inner.c.card_id).where(build(inner)))
-
-    def game_ids(self) -> list[int]:
-        return [gid for _m, gid in self.games]
-
-
-# ---- the keys ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Key:
-    name: str
-    aliases: tuple[str, ...]
-    handler: Handler
-    help_zh: str
-    ops: tuple[str, ...] = (":", "=")
-
-
-KEYS: list[Key] = []
-_LOOKUP: dict[str, Key] = {}
-DIRECTIVES = {"order", "unique", "direction"}
-
-
-def key(name: str, *aliases: str, help_zh: str, ops: tuple[str, ...] = (":", "=")) -> Callable[[Handler], Handler]:
-    def register(handler: Handler) -> Handler:
-        entry = Key(name, aliases, handler, help_zh, ops)
-        KEYS.append(entry)
-        for alias in (name, *aliases):
-            _LOOKUP[fold(alias)] = entry
-        return handler
-
-    return register
-
-
-def lookup(word: str) -> Key | None:
-    return _LOOKUP.get(fold(word))
-
-
-def known_keys() -> str:
-    return " ".join(f"{k.name}:" for k in KEYS)
-
-
-def error(term: Term, zh: str, en: str) -> QueryError:
-    return QueryError(Message(zh, en), position=term.position, length=term.length, term=term.text)
-
-
-def _check_op(term: Term, allowed: tuple[str, ...]) -> None:
-    if term.op not in allowed:
-        raise error(
-            term,
-            f"「{term.text}」：{term.key} 不能用运算符 {term.op}，可用 {' '.join(allowed)}",
-            f"'{term.text}': {term.key} does not take {term.op}; use {' '.join(allowed)}",
-        )
-
-
-INTEGER_LIMIT = 2**31 - 1  # the columns are 32-bit on PostgreSQL; no card stat comes near
-
-
-def _integer(term: Term) -> int:
-    value = term.value.strip()
-    if not re.fullmatch(r"-?\d+", value):
-        raise error(term, f"「{term.text}」：{term.value} 不是整数", f"'{term.text}': {term.value} is not a number")
-    number = int(value)
-    if abs(number) > INTEGER_LIMIT:
-        raise error(term, f"「{term.text}」：{term.value} 太大了", f"'{term.text}': {term.value} is out of range")
-    return number
-
-
-def _numeric(column_name: str) -> Handler:
-    def handler(term: Term, ctx: Context) -> Clause:
-        _check_op(term, tuple(NUMERIC_OPS))
-        column = ctx.cs.c[column_name]
-        return and_(column.is_not(None), NUMERIC_OPS[term.op](column, _integer(term)))
-
-    return handler
 
 
 @key("name", "n", "名", "名称", "名稱", "卡名", help_zh=N_("卡名包含（繁简、全半角不敏感；ASCII 也匹配拼音和首字母）"))
@@ -158,13 +40,13 @@ def name_term(term: Term, ctx: Context) -> Clause:
     keys = ctx.cs.c["keys"]
     if term.op == "=":
         return starts_with(keys, needle + KEY_SEPARATOR)
-    _check_op(term, (":", "="))
+    check_op(term, (":", "="))
     return contains(keys, needle, character_index=True)
 
 
 @key("o", "text", "oracle", "文本", "效果", "规则", "規則", help_zh=N_("规则文字包含（1、2 个汉字也可以）"))
 def text_term(term: Term, ctx: Context) -> Clause:
-    _check_op(term, (":",))
+    check_op(term, (":",))
     from catalog.models import CardText
 
     texts = table_of(CardText)
@@ -173,7 +55,7 @@ def text_term(term: Term, ctx: Context) -> Clause:
 
 @key("t", "type", "类型", "類型", "种类", help_zh=N_("类型或子类型（战魂、魔法、soul…）"))
 def type_term(term: Term, ctx: Context) -> Clause:
-    _check_op(term, (":", "="))
+    check_op(term, (":", "="))
     parts: list[Clause] = []
     for module, gid in ctx.games:
         canonical = module.types.resolve(term.value)
@@ -209,7 +91,7 @@ _ATTRIBUTE_OPS: dict[str, Callable[[Any, int], Clause]] = {
     ops=tuple(_ATTRIBUTE_OPS),
 )
 def attribute_term(term: Term, ctx: Context) -> Clause:
-    _check_op(term, tuple(_ATTRIBUTE_OPS))
+    check_op(term, tuple(_ATTRIBUTE_OPS))
     parts: list[Clause] = []
     for module, gid in ctx.games:
         if not module.attributes.canonical:
@@ -258,13 +140,13 @@ def _any_house(column: Any, value: str) -> Clause:
 
 @key("f", "faction", "house", "派系", "阵营", "陣營", "职业", "職業", help_zh=N_("派系/阵营（熔钥秘境派系、誅天职业）"))
 def faction_term(term: Term, ctx: Context) -> Clause:
-    _check_op(term, (":", "="))
+    check_op(term, (":", "="))
     clause = _faction(term, ctx)
     return clause if clause is not None else false()
 
 
 key("cost", "费用", "費用", "mv", help_zh=N_("费用合计，可比较：cost<=3"), ops=tuple(NUMERIC_OPS))(
-    _numeric("cost_total")
+    numeric("cost_total")
 )
 key(
     "atk",
@@ -278,7 +160,7 @@ key(
     "战斗力",
     help_zh=N_("攻击力（熔钥秘境：战斗力）"),
     ops=tuple(NUMERIC_OPS),
-)(_numeric("attack"))
+)(numeric("attack"))
 key(
     "def",
     "defense",
@@ -290,8 +172,8 @@ key(
     "防禦力",
     help_zh=N_("防御力（熔钥秘境：护甲）"),
     ops=tuple(NUMERIC_OPS),
-)(_numeric("defense"))
-key("lv", "level", "等级", "等級", help_zh=N_("等级"), ops=tuple(NUMERIC_OPS))(_numeric("level"))
+)(numeric("defense"))
+key("lv", "level", "等级", "等級", help_zh=N_("等级"), ops=tuple(NUMERIC_OPS))(numeric("level"))
 
 
 def _card_numeric(build: Callable[[Any], Any]) -> Handler:
@@ -301,10 +183,10 @@ def _card_numeric(build: Callable[[Any], Any]) -> Handler:
     def handler(term: Term, ctx: Context) -> Clause:
         from catalog.models import Card
 
-        _check_op(term, tuple(NUMERIC_OPS))
+        check_op(term, tuple(NUMERIC_OPS))
         cards = table_of(Card)
         value = build(cards)
-        wanted = NUMERIC_OPS[term.op](value, _integer(term))
+        wanted = NUMERIC_OPS[term.op](value, integer(term))
         return ctx.cs.c.card_id.in_(select(cards.c.id).where(value.is_not(None), wanted))
 
     return handler
@@ -320,7 +202,7 @@ key("amber", "aember", "æmber", "琥珀", help_zh=N_("琥珀（熔钥秘境）�
 
 @key("r", "rarity", "稀有度", "罕贵度", help_zh=N_("稀有度，按各游戏的等级比较：r>=UR"), ops=tuple(NUMERIC_OPS))
 def rarity_term(term: Term, ctx: Context) -> Clause:
-    _check_op(term, tuple(NUMERIC_OPS))
+    check_op(term, tuple(NUMERIC_OPS))
     parts: list[Clause] = []
     for module, gid in ctx.games:
         code = module.rarity.resolve(term.value)
@@ -354,7 +236,7 @@ def _rank_bits(op: str, rank: int) -> int:
 
 @key("set", "s", "e", "edition", "系列", help_zh=N_("系列代码：set:M4"))
 def set_term(term: Term, ctx: Context) -> Clause:
-    _check_op(term, (":", "="))
+    check_op(term, (":", "="))
     scope = set(ctx.game_ids())
     ids = [set_id for set_id, gid in ctx.sets.get(fold(term.value), []) if gid in scope]
     if not ids:
@@ -366,7 +248,7 @@ def set_term(term: Term, ctx: Context) -> Clause:
 
 @key("series", "系列类别", "产品线", "系", help_zh=N_("系列类别（永恒之轮 S/M/P/G）"))
 def series_term(term: Term, ctx: Context) -> Clause:
-    _check_op(term, (":", "="))
+    check_op(term, (":", "="))
     sets = table_of(CardSet)
     chosen = select(sets.c.id).where(func.lower(sets.c.series) == fold(term.value))
     return ctx.printing(lambda p: p.c.set_id.in_(chosen))
@@ -374,7 +256,7 @@ def series_term(term: Term, ctx: Context) -> Clause:
 
 @key("number", "no", "num", "编号", "編號", help_zh=N_("收藏编号：number:M4-001"))
 def number_term(term: Term, ctx: Context) -> Clause:
-    _check_op(term, (":", "="))
+    check_op(term, (":", "="))
     needle = fold(term.value)
     if term.op == "=":
         return ctx.printing(lambda p: p.c.number_key == needle)
@@ -391,7 +273,7 @@ def _like_pattern(needle: str) -> str:
 def trait_term(term: Term, ctx: Context) -> Clause:
     """Whole traits, as 『A』限定 reads them ("A特征以外的战魂都不能放入卡组": 超圣骸 is not 圣骸);
     ``*`` is the explicit way to match a part of a trait (``tr:*圣骸*``, ``tr:超*``)."""
-    _check_op(term, (":", "="))
+    check_op(term, (":", "="))
     traits = table_of(CardTrait)
     needle = fold(term.value)
     condition: Clause
@@ -424,7 +306,7 @@ def resolve_keyword(value: str, games: list[tuple[GameModule, int]]) -> tuple[st
 
 @key("kw", "keyword", "关键字", "關鍵字", "能力", help_zh=N_("关键字：kw:军团 kw:军团(5) kw:『童话』限定"))
 def keyword_term(term: Term, ctx: Context) -> Clause:
-    _check_op(term, (":", "="))
+    check_op(term, (":", "="))
     resolved = resolve_keyword(term.value, ctx.games)
     if resolved is None:
         known = "、".join(dict.fromkeys(k.zh for m, _g in ctx.games for k in m.keywords))
@@ -445,7 +327,7 @@ def keyword_term(term: Term, ctx: Context) -> Clause:
 
 @key("game", "g", "游戏", "遊戲", help_zh=N_("游戏：g:samsara g:龍之弈"))
 def game_term(term: Term, ctx: Context) -> Clause:
-    _check_op(term, (":", "="))
+    check_op(term, (":", "="))
     from catalog.games import get_game
 
     module = get_game(term.value) or get_game(term.value.lower())
@@ -504,7 +386,7 @@ FLAGS: dict[str, tuple[tuple[str, ...], Callable[[Context], Clause], str]] = {
 
 @key("is", "是", help_zh=N_("标记：is:legion is:extra is:reprint is:multicolor is:unique is:sample"))
 def is_term(term: Term, ctx: Context) -> Clause:
-    _check_op(term, (":",))
+    check_op(term, (":",))
     word = fold(term.value)
     for flag, (aliases, build, _help) in FLAGS.items():
         if word == flag or word in {fold(a) for a in aliases}:
@@ -559,8 +441,8 @@ def _collection_key(what: str) -> Handler:
                 f"「{term.text}」：own/want/trade 需要登录：只对登录的用户有效",
                 f"'{term.text}': own/want/trade need a signed-in user; sign in first",
             )
-        _check_op(term, tuple(NUMERIC_OPS))
-        wanted = _integer(term)
+        check_op(term, tuple(NUMERIC_OPS))
+        wanted = integer(term)
         compare = NUMERIC_OPS[term.op]
         counts = _collection_counts(ctx, what).subquery()
         row_id = ctx.p.c.id if ctx.mode == "prints" else ctx.cs.c.card_id

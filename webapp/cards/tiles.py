@@ -1,8 +1,8 @@
-"""Search result tiles (issue 17): what a tile shows of its printing, rendered once and kept.
+"""Search result tiles: what a tile shows of its printing, rendered once and kept.
 
-A results page of 60 rich tiles cost 2.5× the search it showed (each tile ~0.35 ms of Jinja:
-macros, URLs, an image version hashed from the card's data, translations). Everything a tile
-shows of the card is the same on every page until the game's next import, so its face (the
+Rendering every tile of a results page cost more than the search it showed (macros, URLs, an
+image version hashed from the card's data, translations: figures in CHANGELOG, Benchmarks).
+Everything a tile shows of the card is the same on every page until the game's next import, so its face (the
 ``tile_face`` macro of ``cards/_tile.html``) is rendered once per printing, language and image
 (an uploaded scan changes it) and kept here, with the translated labels of its buttons; a page
 then only adds what is its own — the deck and collection buttons, their counts, the CSRF token
@@ -16,8 +16,6 @@ anything held in memory (DESIGN §9). Card data changes only through an import.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +26,7 @@ from flask_babel import gettext as _
 from flask_wtf.csrf import generate_csrf
 from markupsafe import Markup, escape
 
+from catalog.caching import LRU
 from catalog.games import GAMES
 from catalog.search import SearchHit, SearchResult
 from webapp.answers import PLAIN_CSRF, PREPARERS, renderer
@@ -39,8 +38,7 @@ from webapp.helpers import owned_for, working_deck
 # Tiles kept per process: a face is ~2 kB, so at most ~10 MB; enough for the pages people browse
 # between two imports, and old versions' tiles age out on their own.
 TILE_CACHE_SIZE = 4096
-_faces: OrderedDict[Hashable, Face] = OrderedDict()
-_faces_lock = threading.Lock()
+_faces: LRU[Hashable, Face] = LRU(TILE_CACHE_SIZE)
 
 
 @dataclass(frozen=True)
@@ -84,8 +82,7 @@ class Tile:
 
 
 def cache_clear() -> None:
-    with _faces_lock:
-        _faces.clear()
+    _faces.clear()
 
 
 def _render_face(hit: SearchHit, several_games: bool, names: Mapping[str, str]) -> Face:
@@ -142,18 +139,12 @@ def tile_views(
     tiles = []
     for hit in result.hits:
         key = (*common, hit.game, versions.get(hit.game), hit.printing.id, card_scan(hit.printing))
-        with _faces_lock:
-            face = _faces.get(key)
-            if face is not None:
-                _faces.move_to_end(key)
+        face = _faces.get(key)
         if face is None:
             if hit.game not in labels:
                 labels[hit.game] = field_labels(hit.game)
             face = _render_face(hit, several_games, labels[hit.game])
-            with _faces_lock:
-                _faces[key] = face
-                while len(_faces) > TILE_CACHE_SIZE:
-                    _faces.popitem(last=False)
+            _faces.put(key, face)
         copies = deck_copies.get(hit.card.name, 0)
         have = owned.get(hit.printing.id or 0, 0) if owned is not None else 0
         tiles.append(Tile(hit, face, page, copies, deck_text(copies), have, owned_text(have)))

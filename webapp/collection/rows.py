@@ -1,9 +1,9 @@
-"""The rows of the collection table (issue 17): built in Python, their printing's part kept.
+"""The rows of the collection table: built in Python, their printing's part kept.
 
-Rendered through macros, a row cost ~1.5 ms of Jinja (two links, a rarity badge, grade labels,
-four forms each with its hidden fields and translated labels): 75 ms for a page of 50. The
-values were then built here and the template filled them in, which was still half of a kept
-page's time (~45 expressions a row); now each row is written out here too (:data:`ROW`,
+Rendered through macros (two links, a rarity badge, grade labels, four forms each with its
+hidden fields and translated labels), the rows were most of a page's time; with the values built
+here and filled in by the template, still half of a kept page's (about 45 expressions a row;
+figures in CHANGELOG, Benchmarks). So each row is written out here too (:data:`ROW`,
 :func:`table_rows`) and the template places the rows. What a row shows of its printing — the set and card
 links, the card data's language, the rarity badge, the labels naming the card — is the same on
 every page until the game's next import, so it is kept per (database, script root, language,
@@ -13,8 +13,6 @@ the version is read in the request's transaction). The rest is per item and per 
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
@@ -23,14 +21,14 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from markupsafe import Markup, escape
 
+from catalog.caching import LRU
 from catalog.collection.listing import ItemRow, Page
 from catalog.games import GAMES
 from webapp.db import get_engine
 
 # Printings kept per process: a face is ~1 kB, so at most ~8 MB.
 FACE_CACHE_SIZE = 8192
-_faces: OrderedDict[Hashable, Face] = OrderedDict()
-_faces_lock = threading.Lock()
+_faces: LRU[Hashable, Face] = LRU(FACE_CACHE_SIZE)
 
 FIELDS = (
     '<input type="hidden" name="printing_id" value="%s">\n'
@@ -68,8 +66,7 @@ class RowView:
 
 
 def cache_clear() -> None:
-    with _faces_lock:
-        _faces.clear()
+    _faces.clear()
 
 
 def markup(translated: str) -> Markup:
@@ -111,10 +108,7 @@ def row_views(page: Page, grade_label: Callable[[str, str], str]) -> list[RowVie
     rows = []
     for item in items:
         key = (*common, item.game, versions.get(item.game), item.printing_id)
-        with _faces_lock:
-            face = _faces.get(key)
-            if face is not None:
-                _faces.move_to_end(key)
+        face = _faces.get(key)
         if face is None:
             if not labels:
                 labels = {
@@ -124,10 +118,7 @@ def row_views(page: Page, grade_label: Callable[[str, str], str]) -> list[RowVie
                     "note": _("备注：%(name)s"),
                 }
             face = _render_face(item, labels)
-            with _faces_lock:
-                _faces[key] = face
-                while len(_faces) > FACE_CACHE_SIZE:
-                    _faces.popitem(last=False)
+            _faces.put(key, face)
         grade = item.grade
         for value, kind in ((grade.language, "language"), (grade.finish, "finish")):
             if (value, kind) not in grades:
@@ -140,10 +131,10 @@ def row_views(page: Page, grade_label: Callable[[str, str], str]) -> list[RowVie
 
 
 # One row of the table, filled with % by table_rows. Written out here rather than in the
-# template: 50 rows of ~45 Jinja expressions each were half of a collection page's time (render
-# 9.3 of 17.3 ms of a kept page, measured session 8), and Markup's own % (which escapes each
-# value) cost as much. So this is plain text and EVERY value given to it is an int or text
-# already escaped: markup (the face's parts, translations) or escape()'s result.
+# template: 50 rows of ~45 Jinja expressions each were half of a collection page's time, and
+# Markup's own % (which escapes each value) cost as much (figures: CHANGELOG, Benchmarks). So
+# this is plain text and EVERY value given to it is an int or text already escaped: markup (the
+# face's parts, translations) or escape()'s result.
 ROW = """
     <tr data-printing="%(printing_id)s">
       <td class="stack-lead"><a class="set-code" href="%(set_url)s">%(set)s</a></td>

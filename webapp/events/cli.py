@@ -6,8 +6,6 @@ changes nothing.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import secrets
 import sys
@@ -20,24 +18,19 @@ from flask.cli import with_appcontext
 from sqlmodel import Session
 
 from catalog import accounts
-from catalog import db as catalog_db
 from catalog.decks.lists import DecklistError
 from catalog.errors import Message
-from catalog.events import prizes, running, safety, seasons, stores, views
+from catalog.events import prizes, running, safety, stores, views
 from catalog.events import registration as reg
-from catalog.events.export import event_csv, event_workbook, season_csv, season_workbook
+from catalog.events.export import event_csv, event_workbook
 from catalog.events.registration import EventError
 from catalog.models import Event, Match
 from catalog.numbers import BadNumber, parse_int
 from webapp.cli_numbers import ID, StrictInt
 from webapp.cli_support import friendly
 from webapp.db import get_engine
-
-MAX_FILE = 1_000_000
-
-
-def now() -> datetime:
-    return datetime.now(UTC)
+from webapp.events.cli_common import cell_int, csv_rows, now, read_text, writer_session
+from webapp.events.season_cli import season_group
 
 
 @click.group("event")
@@ -45,61 +38,8 @@ def event_group() -> None:
     """赛事：创建、报名、配对、录入结果、排名、导出（瑞士轮，MTR 破同分）。"""
 
 
-def _session() -> Session:
-    return Session(catalog_db.writer(get_engine()))
-
-
-def _read_text(path: str) -> str:
-    try:
-        raw = sys.stdin.buffer.read(MAX_FILE + 1) if path == "-" else Path(path).read_bytes()[: MAX_FILE + 1]
-    except OSError as error:
-        raise EventError(Message(f"无法读取文件 {path}：{error.strerror or error}", f"cannot read {path}")) from error
-    if len(raw) > MAX_FILE:
-        raise EventError(Message(f"文件 {path} 太大（上限 1 MB）", f"{path} is too large (1 MB)"))
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise EventError(Message(f"文件 {path} 不是 UTF-8 文本", f"{path} is not UTF-8")) from error
-    if "\x00" in text:  # no text column takes it (PostgreSQL refuses NUL)
-        line = text.count("\n", 0, text.index("\x00")) + 1
-        raise EventError(Message(f"文件 {path} 第 {line} 行含有 NUL 字符", f"{path} line {line} holds a NUL byte"))
-    return text
-
-
 def _event(session: Session, event_id: int) -> Event:
     return reg.get_event(session=session, event_id=event_id, lock=True)
-
-
-def _csv_rows(text: str, columns: tuple[str, ...]) -> list[dict[str, str]]:
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    try:
-        return _read_rows(reader, columns)
-    except csv.Error as error:  # a field over the csv module's limit
-        line = reader.reader.line_num  # the DictReader's own count lags a row behind
-        raise EventError(Message(f"第 {line} 行无法读取：{error}", f"line {line} cannot be read: {error}")) from error
-
-
-def _read_rows(reader: csv.DictReader[str], columns: tuple[str, ...]) -> list[dict[str, str]]:
-    header = [h.strip() for h in reader.fieldnames or []]
-    missing = [c for c in columns if c not in header]
-    if missing:
-        raise EventError(
-            Message(f"CSV 缺少列：{', '.join(missing)}（需要 {','.join(columns)}）", f"missing columns: {missing}")
-        )
-    rows = []
-    for row in reader:
-        rows.append({(k or "").strip(): (v or "").strip() for k, v in row.items()})
-        if len(rows) > 5000:
-            raise EventError(Message("CSV 行数太多（上限 5000）", "too many rows (5,000)"))
-    return rows
-
-
-def _int(value: str, what: str, line: int) -> int:
-    """A number of a CSV cell (:func:`catalog.numbers.parse_int`), refused with its line."""
-    try:
-        return parse_int(value, field=what)
-    except BadNumber as error:
-        raise EventError(Message(f"第 {line} 行：{error.message.zh}", f"line {line}: {error.message.en}")) from error
 
 
 def _pairings_json(event: Event, number: int, tables: list[Match], names: dict[int, str]) -> dict[str, Any]:
@@ -168,7 +108,7 @@ def create_command(
         raise EventError(
             Message(f"日期「{day}」应为 YYYY-MM-DD（截止时间 YYYY-MM-DDTHH:MM）", "bad date or deadline")
         ) from error
-    with _session() as session, session.begin():
+    with writer_session() as session, session.begin():
         organizer_id = None
         if organizer:
             user = accounts.find_user(session=session, username=organizer)
@@ -201,8 +141,8 @@ def register_command(
     event_id: int, player: str, deck_file: str | None, username: str | None, owned_deck: int | None
 ) -> None:
     """为选手报名（可附卡组：立即按赛事赛制检查）。"""
-    text = _read_text(deck_file) if deck_file else None
-    with _session() as session, session.begin():
+    text = read_text(deck_file) if deck_file else None
+    with writer_session() as session, session.begin():
         event = _event(session, event_id)
         user_id = accounts.find_user(session=session, username=username).id if username else None
         try:
@@ -234,13 +174,13 @@ def register_command(
 @friendly
 def pair_command(event_id: int, seed: int | None, from_file: str | None, as_json: bool) -> None:
     """为下一轮配对（第一轮配对时截止报名、锁定卡组），打印配对。"""
-    text = _read_text(from_file) if from_file else None
-    with _session() as session, session.begin():
+    text = read_text(from_file) if from_file else None
+    with writer_session() as session, session.begin():
         event = _event(session, event_id)
         if text is not None:
             rows = [
-                (_int(r["table"], "table", i), r["player_a"], r["player_b"])
-                for i, r in enumerate(_csv_rows(text, ("table", "player_a", "player_b")), start=2)
+                (cell_int(r["table"], "table", i), r["player_a"], r["player_b"])
+                for i, r in enumerate(csv_rows(text, ("table", "player_a", "player_b")), start=2)
             ]
             round_row, tables = running.import_pairings(session=session, event=event, rows=rows, now=now())
         else:
@@ -289,14 +229,14 @@ def report_command(
     entries: list[tuple[int, tuple[int, int, int], str, str]] = []
     if result_file:
         columns = ("table", "player_a", "player_b", "wins_a", "wins_b", "draws")
-        for i, row in enumerate(_csv_rows(_read_text(result_file), columns), start=2):
-            wins = (_int(row["wins_a"] or "0", "wins_a", i), _int(row["wins_b"] or "0", "wins_b", i),
-                    _int(row["draws"] or "0", "draws", i))  # fmt: skip
-            entries.append((_int(row["table"], "table", i), wins, row["player_a"], row["player_b"]))
+        for i, row in enumerate(csv_rows(read_text(result_file), columns), start=2):
+            wins = (cell_int(row["wins_a"] or "0", "wins_a", i), cell_int(row["wins_b"] or "0", "wins_b", i),
+                    cell_int(row["draws"] or "0", "draws", i))  # fmt: skip
+            entries.append((cell_int(row["table"], "table", i), wins, row["player_a"], row["player_b"]))
     else:
         assert table is not None and result is not None
         entries.append((table, _parse_result(result), "", ""))
-    with _session() as session, session.begin():
+    with writer_session() as session, session.begin():
         event = _event(session, event_id)
         names = _names(session, event)
         done = 0
@@ -326,7 +266,7 @@ def report_command(
 @friendly
 def drop_command(event_id: int, player: str) -> None:
     """选手退赛：从下一轮起不再配对（已打的结果保留）。"""
-    with _session() as session, session.begin():
+    with writer_session() as session, session.begin():
         event = _event(session, event_id)
         entry = reg.drop_player(
             session=session, event=event, registration=reg.find_player(session=session, event=event, name=player)
@@ -366,7 +306,7 @@ def standings_command(event_id: int, round_number: int | None, as_json: bool) ->
 @friendly
 def finish_command(event_id: int, flagged: str | None) -> None:
     """结束赛事并按名次发放白银宝箱（冠军 9、亚军 7、季军 5、其余 4，或赛事的奖励表）。"""
-    with _session() as session, session.begin():
+    with writer_session() as session, session.begin():
         event = _event(session, event_id)
         running.finish_event(session=session, event=event)
         given = prizes.award_chests(session=session, event=event, now=now(), flagged=flagged) if event.store else []
@@ -406,60 +346,6 @@ def export_command(event_id: int, out: Path, header: str) -> None:
     click.echo(f"已导出 {out}")
 
 
-@event_group.group("season")
-def season_group() -> None:
-    """赛季：创建、排名、导出。"""
-
-
-@season_group.command("create")
-@click.argument("code")
-@click.option("--name", default="", help="赛季名称。")
-@click.option("--cut", "cut_top", type=ID, default=1, show_default=True, help="积分前 N 名获得国冠资格。")
-@click.option("--qualifier-top", type=ID, default=0, show_default=True, help="预选赛前 K 名获得资格。")
-@click.option("--points", "points_rule", default="match_points", type=click.Choice(sorted(seasons.POINTS_RULES)))
-@with_appcontext
-@friendly
-def season_create(code: str, name: str, cut_top: int, qualifier_top: int, points_rule: str) -> None:
-    """创建赛季（赛事用 --season CODE 加入）。"""
-    with _session() as session, session.begin():
-        season = seasons.create_season(
-            session=session, code=code, name=name, now=now(), cut_top=cut_top, qualifier_top=qualifier_top,
-            points_rule=points_rule,
-        )  # fmt: skip
-        click.echo(season.code)
-
-
-@season_group.command("standings")
-@click.argument("code")
-@click.option("--json", "as_json", is_flag=True)
-@click.option("--out", "out", default=None, type=click.Path(path_type=Path), help="导出 FILE.xlsx 或 FILE.csv。")
-@click.option(
-    "--header", type=click.Choice(["zh", "en"]), default="zh",
-    help="CSV 表头语言：zh 中文（默认），en 英文键名（供脚本使用）。",
-)  # fmt: skip
-@with_appcontext
-@friendly
-def season_standings(code: str, as_json: bool, out: Path | None, header: str) -> None:
-    """赛季排名与国冠资格线。"""
-    with Session(get_engine()) as session:
-        board = seasons.leaderboard(session=session, season=seasons.get_season(session=session, code=code))
-        if out is not None:
-            data = season_workbook(board) if out.suffix.lower() == ".xlsx" else season_csv(board, header).encode()
-            out.write_bytes(data)
-            click.echo(f"已导出 {out}")
-            return
-        rows = [
-            {"rank": r.rank, "player": r.player, "points": r.points, "events": len(r.events), "qualified": r.qualified}
-            for r in board.rows
-        ]
-    if as_json:
-        click.echo(json.dumps({"season": code, "standings": rows}, ensure_ascii=False, indent=2))
-        return
-    for r in rows:
-        mark = {"points": "（积分晋级）", "qualifier": "（预选赛晋级）"}.get(str(r["qualified"]), "")
-        click.echo(f"  {r['rank']:>3}. {r['player']}  {r['points']} 分，{r['events']} 场{mark}")
-
-
 @event_group.command("edit")
 @click.argument("event_id", type=ID)
 @click.option("--name", default=None, help="赛事名称。")
@@ -491,7 +377,7 @@ def edit_command(event_id: int, day: str | None, rounds: int | None, top_cut: st
         changes["rounds"] = rounds or None
     if top_cut is not None:
         changes["top_cut"] = int(top_cut)
-    with _session() as session, session.begin():
+    with writer_session() as session, session.begin():
         event = _event(session, event_id)
         if add_round or end_early:
             if changes:
@@ -506,3 +392,6 @@ def edit_command(event_id: int, day: str | None, rounds: int | None, top_cut: st
         safety.record(session=session, event=event, by_user_id=None, action="edit",
                       detail="修改（命令行）：" + "、".join(changed), now=now())  # fmt: skip
         click.echo("已修改：" + ("、".join(changed) if changed else "（没有变化）"))
+
+
+event_group.add_command(season_group)
