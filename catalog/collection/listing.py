@@ -49,8 +49,8 @@ from sqlmodel import Session
 
 from catalog.collection import ordering as order_ranks
 from catalog.collection.grades import ItemGrade
-from catalog.collection.tables import CARD, GAME, ITEM, LEDGER, PRINTING, SET
 from catalog.models import Card, CardSet, CollectionItem, Game, Printing
+from catalog.models.columns import CARD, GAME, ITEM, LEDGER, PRINTING, SET
 from catalog.text import fold
 
 MAX_PER_PAGE = 500

@@ -115,7 +115,7 @@ def lines_of(session: Session, trade: Trade, giver_id: int, version: int | None 
 
 
 def _usernames(session: Session, *user_ids: int) -> dict[int, str]:
-    from catalog.collection.tables import USER
+    from catalog.models.columns import USER
 
     return dict(session.execute(select(USER.id, USER.username).where(USER.id.in_(list(user_ids)))).all())
 

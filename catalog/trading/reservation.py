@@ -24,9 +24,9 @@ from sqlalchemy import and_, func, or_, select, update
 from sqlmodel import Session
 
 from catalog.collection.grades import ItemGrade
-from catalog.collection.tables import CARD, ITEM, PRINTING, SET
 from catalog.errors import Message
 from catalog.models import Card, CardSet, TradeEvent
+from catalog.models.columns import CARD, ITEM, PRINTING, SET
 from catalog.trading.errors import Unavailable
 from catalog.trading.tables import LINE, LINE_T, OFFERED, SHIPPING, TRADE, TRADE_T
 

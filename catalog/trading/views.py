@@ -15,8 +15,8 @@ from typing import Any
 from sqlalchemy import and_, bindparam, func, or_, select
 from sqlmodel import Session, col
 
-from catalog.collection.tables import CARD, GAME, PRINTING, SET, USER
 from catalog.models import Card, CardSet, Game, Printing, Trade, TradeEvent
+from catalog.models.columns import CARD, GAME, PRINTING, SET, USER
 from catalog.trading.offers import effective_status, not_found
 from catalog.trading.reservation import Key, aware
 from catalog.trading.tables import EVENT, FINAL, LINE, LINE_T, OFFERED, SHIPPING, TRADE
