@@ -195,7 +195,7 @@ def held_ids(
     session: Session, owned_ids: Iterable[int], *, now: datetime, exclude_trade_id: int | None = None
 ) -> set[int]:
     """The copies in an open offer (proposed, countered, accepted and not yet settled)."""
-    from catalog.trading.tables import OPEN
+    from catalog.models.trade_columns import OPEN
 
     ids = list(owned_ids)
     if not ids:

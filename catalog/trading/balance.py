@@ -23,7 +23,7 @@ from catalog.errors import LunzangError, Message
 from catalog.lookup import PrintingIndex, UnknownPrinting
 from catalog.models import TradePrice
 from catalog.models.columns import PRINTING
-from catalog.trading.tables import PRICE
+from catalog.models.trade_columns import PRICE
 
 MAX_PRICE_ROWS = 20_000
 

@@ -24,11 +24,11 @@ from sqlmodel import Session
 from catalog.collection.ledger import lock_user
 from catalog.errors import Message
 from catalog.models import Trade, TradeEvent, TradeLine, User
+from catalog.models.trade_columns import LINE, OFFERED, SHIPPING, TRADE, TRADE_T
 from catalog.models.trading import TRADE_MODES
 from catalog.trading.errors import OfferLimit, StaleVersion, TradeConflict, TradeError, TradeNotFound
 from catalog.trading.lines import check_printings, merge_lines
 from catalog.trading.reservation import LineSpec, aware, check_available
-from catalog.trading.tables import LINE, OFFERED, SHIPPING, TRADE, TRADE_T
 
 MAX_MESSAGE = 1000
 

@@ -17,10 +17,10 @@ from sqlmodel import Session
 from catalog.errors import Message
 from catalog.models import Trade, TradeFeedback
 from catalog.models.columns import USER
+from catalog.models.trade_columns import FEEDBACK, TRADE
 from catalog.models.trading import FEEDBACK_RATINGS
 from catalog.trading.errors import TradeConflict, TradeError
 from catalog.trading.offers import locked_trade, other_party, record
-from catalog.trading.tables import FEEDBACK, TRADE
 
 MAX_COMMENT = 500
 

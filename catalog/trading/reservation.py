@@ -27,8 +27,8 @@ from catalog.collection.grades import ItemGrade
 from catalog.errors import Message
 from catalog.models import Card, CardSet, TradeEvent
 from catalog.models.columns import CARD, ITEM, PRINTING, SET
+from catalog.models.trade_columns import LINE, LINE_T, OFFERED, SHIPPING, TRADE, TRADE_T
 from catalog.trading.errors import Unavailable
-from catalog.trading.tables import LINE, LINE_T, OFFERED, SHIPPING, TRADE, TRADE_T
 
 Key = tuple[int, ItemGrade]
 

@@ -17,9 +17,9 @@ from sqlmodel import Session, col
 
 from catalog.models import Card, CardSet, Game, Printing, Trade, TradeEvent
 from catalog.models.columns import CARD, GAME, PRINTING, SET, USER
+from catalog.models.trade_columns import EVENT, FINAL, LINE, LINE_T, OFFERED, SHIPPING, TRADE
 from catalog.trading.offers import effective_status, not_found
 from catalog.trading.reservation import Key, aware
-from catalog.trading.tables import EVENT, FINAL, LINE, LINE_T, OFFERED, SHIPPING, TRADE
 
 STATUS_FILTERS = ("proposed", "countered", "accepted", "completed", "declined", "cancelled", "expired", "disputed")
 TABS = ("incoming", "outgoing", "attention", "history")
