@@ -16,9 +16,9 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
+from catalog.collection.saved_decks import get_deck, list_decks
 from catalog.decks.check import game_formats
 from catalog.decks.lists import DecklistError
-from catalog.decks.saved import get_deck, list_decks
 from catalog.errors import LunzangError
 from catalog.events import prizes, running, seasons, stores, views
 from catalog.events import registration as reg
