@@ -328,7 +328,7 @@ def register_player(
     if int(count or 0) >= MAX_PLAYERS:
         raise EventError(Message(f"一场赛事最多 {MAX_PLAYERS} 名选手", f"at most {MAX_PLAYERS} players"))
     if owned_deck_id is not None:
-        from catalog.decks.owned import deck_for_registration
+        from catalog.collection.owned_decks import deck_for_registration
 
         if user_id is None:
             raise EventError(

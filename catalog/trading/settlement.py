@@ -20,7 +20,7 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from catalog.collection.ledger import adjust
-from catalog.decks.owned import check_decks_available, deck_lines_of, move_decks
+from catalog.collection.owned_decks import check_decks_available, deck_lines_of, move_decks
 from catalog.errors import Message
 from catalog.models import Trade
 from catalog.models.trade_columns import EVENT, SHIPPING

@@ -14,7 +14,7 @@ from typing import Any
 from flask import jsonify, request
 
 from catalog.accounts import UnknownUser, find_user
-from catalog.decks.owned import DeckUnavailable
+from catalog.collection.owned_decks import DeckUnavailable
 from catalog.errors import LunzangError
 from catalog.numbers import INT32
 from catalog.trading import (

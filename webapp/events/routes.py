@@ -255,7 +255,7 @@ def _owned_decks(session: Any, event: Any, me: Any) -> list[Any]:
     """A signed-in player's own decks of the event's game that can be registered (issue 30)."""
     if me is None or getattr(GAMES.get(event.game), "write_deck", None) is None:
         return []
-    from catalog.decks.owned import my_decks
+    from catalog.collection.owned_decks import my_decks
 
     return [v for v in my_decks(session=session, user_id=me.id, now=utcnow()) if not v.locked and not v.held]
 

@@ -305,7 +305,7 @@ def counter_post(trade_id: int) -> Any:
 def _kept_decks(session: Any, trade_id: int) -> dict[str, list[int]]:
     """The whole decks of the current version (issue 30): the card form does not edit them, so a
     counter keeps them on both sides instead of dropping them."""
-    from catalog.decks.owned import deck_lines_of
+    from catalog.collection.owned_decks import deck_lines_of
     from catalog.models import Trade
 
     trade = session.get(Trade, trade_id)

@@ -14,7 +14,7 @@ import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from sqlalchemy import select
 from sqlmodel import Session, col
@@ -211,9 +211,12 @@ def held_ids(
     )
     if exclude_trade_id is not None:
         query = query.where(col(Trade.id) != exclude_trade_id)
-    from catalog.trading.reservation import aware
-
-    return {i for i, status, expires in session.execute(query) if status == "accepted" or aware(expires) > now}
+    # SQLite hands datetimes back without their (UTC) offset.
+    return {
+        i
+        for i, status, expires in session.execute(query)
+        if status == "accepted" or (expires if expires.tzinfo else expires.replace(tzinfo=UTC)) > now
+    }
 
 
 def set_for_trade(*, session: Session, user_id: int, owned_id: int, for_trade: bool) -> OwnedDeck:
