@@ -8,6 +8,7 @@ from sqlmodel import Session
 
 from catalog import db as catalog_db
 from catalog.collection import ItemGrade, adjust, import_collection
+from catalog.collection.reads import collection_page, history, set_completion, totals
 from catalog.collection.saved_decks import (
     add_missing_to_wants,
     deck_ownership,
@@ -17,7 +18,6 @@ from catalog.collection.saved_decks import (
     list_decks,
     save_deck,
 )
-from catalog.collection.views import collection_page, history, set_completion, totals
 from catalog.collection.wants import (
     NotFound,
     WantError,

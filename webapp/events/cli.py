@@ -23,7 +23,8 @@ from catalog import accounts
 from catalog import db as catalog_db
 from catalog.decks.lists import DecklistError
 from catalog.errors import Message
-from catalog.events import prizes, running, safety, seasons, stores, views
+from catalog.events import prizes, running, safety, seasons, stores
+from catalog.events import reads as views  # the events read models
 from catalog.events import registration as reg
 from catalog.events.export import event_csv, event_workbook, season_csv, season_workbook
 from catalog.events.registration import EventError

@@ -20,7 +20,7 @@ from sqlmodel import col, select
 from catalog.decks.check import format_choices, game_formats
 from catalog.decks.lists import DecklistError
 from catalog.errors import LunzangError, Message
-from catalog.events import prizes, running, safety, seasons, stores, views
+from catalog.events import prizes, reads, running, safety, seasons, stores
 from catalog.events import registration as reg
 from catalog.events.rounds import recommended_rounds, recommended_top_cut
 from catalog.events.standings import TIEBREAKERS
@@ -57,7 +57,7 @@ def new_event() -> Any:
     return render_template(
         "events/new.html",
         today=utcnow().astimezone(timezones.zone()).date(),  # the organiser's today
-        seasons=views.list_seasons(session=session),
+        seasons=reads.list_seasons(session=session),
         games=GAMES,
         default_game=DEFAULT_GAME,
         formats=format_choices(session),
@@ -121,7 +121,7 @@ def _dashboard_page(event: Event, diff: Any = None, tab: str | None = None) -> A
     """The organiser's page: opens on the current round when there is one (issue 29 §1)."""
     session = get_session()
     players = reg.registrations(session=session, event=event)
-    current = views.round_view(session=session, event=event)
+    current = reads.round_view(session=session, event=event)
     tab = tab or request.args.get("tab", "")
     if tab not in TABS:
         tab = "decks" if diff is not None else "round"  # the running event opens on its round
@@ -146,11 +146,11 @@ def _dashboard_page(event: Event, diff: Any = None, tab: str | None = None) -> A
         current=current,
         open_left=[t for t in current.tables if t.b is not None and not t.match.reported] if current else [],
         show="open" if request.args.get("show") == "open" else "all",
-        total_rounds=views.total_rounds(session=session, event=event),
+        total_rounds=reads.total_rounds(session=session, event=event),
         suggested=(recommended_rounds(len(players)), recommended_top_cut(len(players))),
         reports=reports,
         conflicts={match_id for match_id, seen in outcomes.items() if len(seen) > 1},
-        changes=views.pairing_changes(session=session, event=event),
+        changes=reads.pairing_changes(session=session, event=event),
         prizes=reg.prize_table(session=session, event=event),
         diff=diff,
         seed=secrets.randbelow(2**31),

@@ -20,7 +20,7 @@ from catalog.collection.saved_decks import get_deck, list_decks
 from catalog.decks.check import game_formats
 from catalog.decks.lists import DecklistError
 from catalog.errors import LunzangError
-from catalog.events import prizes, running, seasons, stores, views
+from catalog.events import prizes, reads, running, seasons, stores
 from catalog.events import registration as reg
 from catalog.events.export import season_csv, season_workbook
 from catalog.events.pairing import PAIRING_SYSTEMS
@@ -92,8 +92,8 @@ def index() -> Any:
     session = get_session()
     return render_template(
         "events/index.html",
-        events=views.list_events(session=session),
-        seasons=views.list_seasons(session=session),
+        events=reads.list_events(session=session),
+        seasons=reads.list_seasons(session=session),
         games=GAMES,
         can_create=bool(user() and user().role in ("organizer", "admin")),
     )
@@ -104,22 +104,22 @@ def event_page(event_id: int) -> Any:
     session = get_session()
     event = load_event(event_id)
     me = user()
-    mine = views.my_registration(session=session, event=event, user_id=me.id) if me else None
-    current = views.round_view(session=session, event=event)
+    mine = reads.my_registration(session=session, event=event, user_id=me.id) if me else None
+    current = reads.round_view(session=session, event=event)
     table = running.standings(session=session, event=event)
     final = prizes.placings(session=session, event=event) if event.state == "finished" else []
     return render_template(
         "events/event.html",
         final=final,
         my_placing=next((p for p in final if mine and p.registration.id == mine.id), None),
-        version=views.page_version(session=session, event=event),
+        version=reads.page_version(session=session, event=event),
         flags=_flags(session, event, me),
         event=event,
         game=GAMES.get(event.game),
         format_label=_format_label(session, event),
         current=current,
         standings=table,
-        total_rounds=views.total_rounds(session=session, event=event),
+        total_rounds=reads.total_rounds(session=session, event=event),
         mine=mine,
         my_table=next((t for t in current.tables if mine and mine.id in (t.a.id, t.b.id if t.b else None)), None)
         if current
@@ -128,7 +128,7 @@ def event_page(event_id: int) -> Any:
         owned_decks=_owned_decks(session, event, me),
         manages=reg.can_manage(event, me),
         locked=reg.decks_locked(event, utcnow()),
-        season=views.season_of(session=session, event=event),
+        season=reads.season_of(session=session, event=event),
         prizes=reg.prize_table(session=session, event=event),
         now=utcnow(),
         tiebreak=TIEBREAKERS[event.tiebreakers],
@@ -168,7 +168,7 @@ def qr_svg(url: str) -> str:
 def event_version(event_id: int) -> Any:
     """What the public page shows, as a short string: its script reloads when this changes."""
     event = load_event(event_id)
-    response = jsonify({"version": views.page_version(session=get_session(), event=event)})
+    response = jsonify({"version": reads.page_version(session=get_session(), event=event)})
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -178,7 +178,7 @@ def pairings(event_id: int) -> Any:
     """Printable pairings (A4): by table, or alphabetically by name for the wall."""
     event = load_event(event_id)
     number = _int_arg("round")
-    current = views.round_view(session=get_session(), event=event, number=number)
+    current = reads.round_view(session=get_session(), event=event, number=number)
     if current is None or not current.tables:
         abort(404, _("这一轮还没有配对"))
     by = "name" if request.args.get("by") == "name" else "table"
@@ -190,7 +190,7 @@ def pairings(event_id: int) -> Any:
 def slips(event_id: int) -> Any:
     """Match result slips for a round (one per table, to cut out)."""
     event = load_event(event_id)
-    current = views.round_view(session=get_session(), event=event, number=_int_arg("round"))
+    current = reads.round_view(session=get_session(), event=event, number=_int_arg("round"))
     if current is None or not current.tables:
         abort(404, _("这一轮还没有配对"))
     return render_template("events/slips.html", event=event, current=current)
@@ -226,7 +226,7 @@ def decklists(event_id: int) -> Any:
     if event.lists_published or reg.can_manage(event, me):
         shown = reg.registrations(session=session, event=event)
     else:
-        mine = views.my_registration(session=session, event=event, user_id=me.id) if me else None
+        mine = reads.my_registration(session=session, event=event, user_id=me.id) if me else None
         shown = [mine] if mine else []
     return render_template("events/decks.html", event=event, shown=shown, published=event.lists_published)
 
@@ -274,7 +274,7 @@ def change_deck(event_id: int) -> Any:
     session = get_session()
     event = load_event(event_id, lock=True)
     back = url_for("events.event_page", event_id=event_id)
-    mine = views.my_registration(session=session, event=event, user_id=current_user.id)
+    mine = reads.my_registration(session=session, event=event, user_id=current_user.id)
     if mine is None:
         abort(404, _("你没有报名这场赛事"))
     try:
@@ -320,7 +320,7 @@ def mine() -> Any:
     session = get_session()
     return render_template(
         "events/mine.html",
-        rows=views.events_of_user(session=session, user_id=current_user.id),
+        rows=reads.events_of_user(session=session, user_id=current_user.id),
         balances=[
             (b, prizes.history(session=session, store_key=b.store_key, player_key=b.player_key)[:50])
             for b in prizes.balances(session=session, user_id=current_user.id)

@@ -163,7 +163,7 @@ def complete(game_slug: str, code: str) -> Any:
         return redirect(url_for("packs.complete", game_slug=game_slug, code=model.set_code, **again))
     owned = None
     if mine:  # issue 33 §7: how many more boxes, given what I own (every grade counts)
-        from catalog.collection.views import owned_counts
+        from catalog.collection.reads import owned_counts
 
         ids = [p.id for p in model.printings]
         have = owned_counts(session=get_session(), user_id=int(current_user.id), printing_ids=ids)
