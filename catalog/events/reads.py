@@ -79,10 +79,6 @@ def round_view(*, session: Session, event: Event, number: int | None = None) -> 
     return RoundView(number, row, tables)
 
 
-def rounds_of(*, session: Session, event: Event) -> list[Round]:
-    return list(session.scalars(select(Round).where(ROUND.event_id == event.id).order_by(ROUND.number)))
-
-
 def pairing_changes(*, session: Session, event: Event) -> list[PairingChange]:
     return list(
         session.scalars(select(PairingChange).where(PairingChange.event_id == event.id).order_by(PairingChange.id))  # type: ignore[arg-type]  # SQLModel types the column comparison as bool, SQLAlchemy takes it

@@ -220,12 +220,6 @@ def _view(trade: Trade, names: dict[int, str], lines: dict[int, list[LineView]],
     )
 
 
-def version_lines(*, session: Session, trade: Trade, version: int) -> dict[int, list[LineView]]:
-    """The lines of an earlier version (the trade page shows what changed)."""
-    assert trade.id is not None
-    return _line_views(session, [trade.id], {trade.id: version}).get(trade.id, {})
-
-
 def _needs_me(user_id: Any, now: datetime) -> Any:
     """SQL: the trade waits for ``user_id`` (an offer they did not write, or a parcel to send/confirm)."""
     as_proposer = and_(
