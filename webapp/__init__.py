@@ -81,7 +81,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     cli.register(app)
     errors.init_app(app)
 
-    app.add_template_global(game_name)
+    app.add_template_global(wording.game_name)
     app.add_template_global(term)
     app.add_template_global(attribute_word)
     app.add_template_global(format_name)
@@ -132,19 +132,6 @@ def ui_locale() -> str:
     from flask_babel import get_locale
 
     return str(get_locale())
-
-
-def game_name(game: Any) -> str:
-    """A game's name (a game module, row or slug) in the reader's language: English in English."""
-    from catalog.games import GAMES
-
-    slug = game if isinstance(game, str) else getattr(game, "slug", "")
-    module = GAMES.get(slug)
-    if ui_locale() == "en" and module is not None and module.name_en:
-        return module.name_en
-    if isinstance(game, str):
-        return module.name if module is not None else game
-    return str(game.name)
 
 
 def format_name(game: Any, name: str) -> str:

@@ -18,10 +18,10 @@ from catalog.collection import wants as want_lists
 from catalog.errors import LunzangError
 from catalog.games import GAMES
 from catalog.numbers import INT32, BadNumber, parse_int
-from webapp import game_name
 from webapp.db import get_session
 from webapp.helpers import condition_choices, localized, safe_next, utcnow
 from webapp.wants import bp
+from webapp.wording import game_name
 
 MAX_KEEP = 1000
 
