@@ -8,7 +8,6 @@ the organiser publishes them (or when they manage the event).
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 from flask import Response, abort, flash, jsonify, redirect, render_template, request, url_for
@@ -27,10 +26,10 @@ from catalog.events.pairing import PAIRING_SYSTEMS
 from catalog.events.standings import TIEBREAKERS
 from catalog.games import GAMES
 from catalog.models import Event
-from catalog.numbers import INT32, parse_int
 from catalog.text import fold
 from webapp.db import get_session
 from webapp.events import bp
+from webapp.events.common import failed, form_int, load_event, qr_svg
 from webapp.helpers import localized, utcnow
 
 
@@ -44,33 +43,6 @@ KIND_NAMES = {"monthly": N_("月赛"), "bawang": N_("霸王赛"), "qualifier": N
 
 def user() -> Any:
     return current_user if current_user.is_authenticated else None
-
-
-def load_event(event_id: int, *, lock: bool = False) -> Event:
-    try:
-        return reg.get_event(session=get_session(), event_id=event_id, lock=lock)
-    except reg.EventNotFound as missing:
-        abort(404, localized(missing))
-
-
-def failed(error: LunzangError | DecklistError, target: str) -> Any:
-    """Undo the request's writes, show the message, go back (nothing changed)."""
-    get_session().rollback()
-    if isinstance(error, LunzangError) and error.status == 403:
-        abort(403, localized(error))  # another store's business: refused outright, nothing changed
-    if isinstance(error, DecklistError):
-        lines = [
-            f"{_('第 %(n)d 行', n=p.line)}：{localized_problem(p)}" if p.line else localized_problem(p)
-            for p in error.problems
-        ]
-        flash("；".join(lines[:10]), "error")
-    else:
-        flash(localized(error), "error")
-    return redirect(target, code=303)
-
-
-def localized_problem(problem: Any) -> str:
-    return str(problem.message.en if str(get_locale()) == "en" else problem.message.zh)
 
 
 def state_name(event: Event) -> str:
@@ -153,15 +125,6 @@ def _format_label(session: Any, event: Event) -> str:
     except LunzangError:  # the game is not imported here: the code is all there is
         return event.format_code
     return names.get(event.format_code, event.format_code)
-
-
-def qr_svg(url: str) -> str:
-    """The QR code of ``url`` as inline SVG (segno: pure Python)."""
-    import segno
-
-    out = io.BytesIO()
-    segno.make(url, error="m").save(out, kind="svg", scale=4, xmldecl=False, svgns=True, title=url)
-    return out.getvalue().decode("utf-8")
 
 
 @bp.get("/events/<int:event_id>/version")
@@ -294,24 +257,15 @@ def report(event_id: int) -> Any:
     back = url_for("events.event_page", event_id=event_id)
     try:
         number = reg.last_round(session=session, event=event)
-        match = running.get_match(session=session, event=event, round_number=number, table=_form_int("table"))
+        match = running.get_match(session=session, event=event, round_number=number, table=form_int("table"))
         running.report_as_player(
-            session=session, event=event, match=match, user_id=current_user.id, wins_a=_form_int("wins_a"),
-            wins_b=_form_int("wins_b"), draws=_form_int("draws", 0), now=utcnow(),
+            session=session, event=event, match=match, user_id=current_user.id, wins_a=form_int("wins_a"),
+            wins_b=form_int("wins_b"), draws=form_int("draws", 0), now=utcnow(),
         )  # fmt: skip
     except LunzangError as error:
         return failed(error, back)
     flash(_("结果已提交，等待主办者确认"))
     return redirect(back, code=303)
-
-
-def _form_int(name: str, default: int | None = None, *, high: int = INT32) -> int:
-    """A whole number from the form (ASCII digits, at most ``high`` either way: by default an
-    integer column's bound, as ids are), else BadNumber; the domain checks each field's range."""
-    raw = request.form.get(name, "").strip()
-    if not raw and default is not None:
-        return default
-    return parse_int(raw, field=name, low=-high, high=high)
 
 
 @bp.get("/events/mine")
@@ -374,6 +328,3 @@ def exchange(store: str) -> Any:
         balances=prizes.balances(session=session, store=store[:100]) if manages else [],
         today=today,
     )
-
-
-from webapp.events import downloads, manage  # noqa: E402,F401
