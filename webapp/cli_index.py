@@ -38,7 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "导入卡牌数据：游戏目录（manifest.toml + cards/*.csv）或 KeyForge 社区 JSON 文件。",
     ),
     "init-db": ("webapp.cli:init_db", "创建或升级数据库结构（Alembic 迁移到最新版本）。"),
-    "packs": ("webapp.packs.cli:packs", "补充包模拟：开包、精确概率、集齐一个系列需要几盒。"),
+    "packs": ("webapp.boosters.cli:packs", "补充包模拟：开包、精确概率、集齐一个系列需要几盒。"),
     "render": (
         "webapp.cards.cli:render_command",
         "把一张卡的卡面画成 PNG。CARD 是卡名（简繁、全半角均可）或收藏编号；出错时退出码为 2。",
@@ -48,7 +48,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "搜索卡牌，例如：lunzang search 't:战魂 a:火 cost<=3'，也可以以 - 开头：lunzang search -t:战魂。",
     ),
     "serve": ("webapp.cli:serve", "用 gunicorn 提供生产服务（需要设置 SECRET_KEY）。"),
-    "trades": ("webapp.trades.cli:trades", "交易：记录过期的报价。"),
+    "trades": ("webapp.trading.cli:trades", "交易：记录过期的报价。"),
     "user": ("webapp.auth.cli:user", "账号：创建用户、设置角色、签发 API 令牌。"),
 }
 

@@ -38,7 +38,7 @@ from catalog.trading.reads import TABS, action_count, list_trades, offerable, tr
 from catalog.trading.reputation import feedback_given, leave_feedback, reputation_of
 from webapp.db import get_session
 from webapp.helpers import localized, trade_settings, utcnow
-from webapp.trades import bp
+from webapp.trading import bp
 
 MAX_FIELDS = 400
 

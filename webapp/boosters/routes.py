@@ -20,10 +20,10 @@ from catalog import boosters
 from catalog.collection.openings import OpeningAlreadyAdded, add_opening_once, opening_added
 from catalog.games import GAMES
 from webapp.answers import alike, cached
+from webapp.boosters import bp
+from webapp.boosters.charts import histogram_svg
 from webapp.db import get_session
 from webapp.helpers import utcnow
-from webapp.packs import bp
-from webapp.packs.charts import histogram_svg
 
 # The web is gentler than the CLI: completion runs inside a request.
 WEB_MAX_TRIALS = 20_000
