@@ -68,7 +68,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     timezones.init_app(app)
     wording.init_app(app)
 
-    from webapp import admin, api, auth, boosters, cards, collection, curation, decks, events, trading, wants
+    from webapp import admin, api, auth, boosters, cards, collection, curation, decks, events, trading
+    from webapp.collection import wants
     from webapp.extensions import csrf
 
     for area in (cards, decks, boosters, collection, wants, trading, events, curation, admin, api, auth):
