@@ -68,11 +68,11 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     timezones.init_app(app)
     wording.init_app(app)
 
-    from webapp import admin, api, auth, boosters, cards, collection, curation, decks, events, trading
+    from webapp import admin, api, auth, boosters, cards, collection, curation, decks, events, images, trading
     from webapp.collection import wants
     from webapp.extensions import csrf
 
-    for area in (cards, decks, boosters, collection, wants, trading, events, curation, admin, api, auth):
+    for area in (cards, images, decks, boosters, collection, wants, trading, events, curation, admin, api, auth):
         app.register_blueprint(area.blueprint())
     csrf.exempt(api.bp)  # the API authenticates writes by bearer token, not by cookie (DESIGN §8)
 

@@ -32,7 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "deck": ("webapp.decks.cli:deck", "卡组：构筑检查、卡组图片、代理卡 PDF。"),
     "demo": ("webapp.cli:demo", "演示与压测数据。"),
     "event": ("webapp.events.cli:event_group", "赛事：创建、报名、配对、录入结果、排名、导出（瑞士轮，MTR 破同分）。"),
-    "images": ("webapp.cards.cli:images_group", "卡图：上传扫描图，替换依据数据绘制的卡面。"),
+    "images": ("webapp.images.cli:images_group", "卡图：上传扫描图，替换依据数据绘制的卡面。"),
     "import": (
         "webapp.curation.cli:import_command",
         "导入卡牌数据：游戏目录（manifest.toml + cards/*.csv）或 KeyForge 社区 JSON 文件。",
@@ -40,7 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "init-db": ("webapp.cli:init_db", "创建或升级数据库结构（Alembic 迁移到最新版本）。"),
     "packs": ("webapp.boosters.cli:packs", "补充包模拟：开包、精确概率、集齐一个系列需要几盒。"),
     "render": (
-        "webapp.cards.cli:render_command",
+        "webapp.images.cli:render_command",
         "把一张卡的卡面画成 PNG。CARD 是卡名（简繁、全半角均可）或收藏编号；出错时退出码为 2。",
     ),
     "search": (
