@@ -11,8 +11,8 @@ from sqlmodel import Session
 
 from catalog.events.registration import last_round, planned_rounds, registrations
 from catalog.events.running import matches, standings
-from catalog.events.tables import EVENT, REG, ROUND
 from catalog.models import Event, Match, PairingChange, Registration, Round, Season
+from catalog.models.event_columns import EVENT, REG, ROUND
 
 
 @dataclass(frozen=True)

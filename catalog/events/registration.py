@@ -25,8 +25,8 @@ from catalog.events.pairing import PAIRING_SYSTEMS
 from catalog.events.rounds import recommended_rounds
 from catalog.events.standings import TIEBREAKERS
 from catalog.events.stores import check_prizes, staffs_event_store
-from catalog.events.tables import PRIZE, REG, ROUND, SEASON
 from catalog.models import Event, Game, PrizeTable, Registration, Season, User
+from catalog.models.event_columns import PRIZE, REG, ROUND, SEASON
 from catalog.text import fold
 
 MAX_DECK_TEXT = 20_000
