@@ -23,6 +23,7 @@ from catalog.decks.check import DeckCheck, check_decklists
 from catalog.errors import LunzangError, Message
 from catalog.games import GAMES
 from catalog.models import DeckLedger, DeckRecord, Event, Game, OwnedDeck, Registration, Trade, TradeDeckLine
+from catalog.models.trade_columns import OPEN
 from catalog.rules import ERROR
 
 MAX_DECKS_PER_FILE = 100
@@ -195,8 +196,6 @@ def held_ids(
     session: Session, owned_ids: Iterable[int], *, now: datetime, exclude_trade_id: int | None = None
 ) -> set[int]:
     """The copies in an open offer (proposed, countered, accepted and not yet settled)."""
-    from catalog.models.trade_columns import OPEN
-
     ids = list(owned_ids)
     if not ids:
         return set()
