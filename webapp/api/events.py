@@ -15,8 +15,9 @@ from flask import jsonify, request
 
 from catalog.decks.lists import DecklistError
 from catalog.errors import LunzangError
-from catalog.events import reads, running
+from catalog.events import reads as views  # the events read models
 from catalog.events import registration as reg
+from catalog.events import running
 from catalog.models import Event, Registration
 from catalog.numbers import BadNumber, parse_int
 from webapp.api import ApiError, bp
@@ -88,12 +89,12 @@ def registration_data(entry: Registration, *, with_deck: bool) -> dict[str, Any]
 @bp.get("/events")
 def api_events() -> Any:
     session = get_session()
-    return jsonify({"events": [reads.event_data(session=session, event=e) for e in reads.list_events(session=session)]})
+    return jsonify({"events": [views.event_data(session=session, event=e) for e in views.list_events(session=session)]})
 
 
 @bp.get("/events/<int:event_id>")
 def api_event(event_id: int) -> Any:
-    return jsonify(reads.event_data(session=get_session(), event=_event(event_id)))
+    return jsonify(views.event_data(session=get_session(), event=_event(event_id)))
 
 
 @bp.get("/events/<int:event_id>/pairings")
@@ -103,14 +104,14 @@ def api_pairings(event_id: int) -> Any:
     with event_errors():
         if number is not None and not 1 <= number <= reg.last_round(session=get_session(), event=event):
             raise reg.EventNotFound(reg.Message(f"第 {number} 轮还没有配对", f"round {number} is not paired"))
-        return jsonify(reads.pairings_data(session=get_session(), event=event, number=number))
+        return jsonify(views.pairings_data(session=get_session(), event=event, number=number))
 
 
 @bp.get("/events/<int:event_id>/standings")
 def api_standings(event_id: int) -> Any:
     event = _event(event_id)
     with event_errors():
-        return jsonify(reads.standings_data(session=get_session(), event=event, up_to=_round_arg()))
+        return jsonify(views.standings_data(session=get_session(), event=event, up_to=_round_arg()))
 
 
 @bp.post("/events/<int:event_id>/registrations")
@@ -132,7 +133,7 @@ def api_register(event_id: int) -> Any:
                 session=session, event=event, player_name=str(body["player"]), now=utcnow(), deck_text=deck or None
             )
             return jsonify(registration_data(entry, with_deck=True)), 201
-        mine = reads.my_registration(session=session, event=event, user_id=user.id)  # type: ignore[arg-type]  # a signed-in user row has an id
+        mine = views.my_registration(session=session, event=event, user_id=user.id)  # type: ignore[arg-type]  # a signed-in user row has an id
         if mine is not None:
             if not deck:
                 raise ApiError(400, "bad_request", "已报名：要修改卡组请给出 deck", "already registered: send 'deck'")
