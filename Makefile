@@ -33,6 +33,7 @@ lint: setup
 	$(BIN)/ruff check catalog webapp tests scripts
 	$(BIN)/ruff format --check catalog webapp tests scripts
 	$(BIN)/mypy
+	$(BIN)/lint-imports  # the layers in pyproject.toml [tool.importlinter]: packages import one way
 
 format: setup
 	$(BIN)/ruff format catalog webapp tests scripts

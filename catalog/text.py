@@ -152,11 +152,6 @@ def pinyin_keys(text: str) -> tuple[str, str]:
     return "".join(parts), "".join(s[:1] for s in parts)
 
 
-def strip_text(value: str | None) -> str:
-    """Trim a cell; ``None`` becomes the empty string."""
-    return (value or "").strip()
-
-
 KEY_SEPARATOR = "\x1f"  # never typed in a query, so a substring test cannot span two keys
 
 

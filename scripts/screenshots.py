@@ -33,8 +33,8 @@ def build_site(folder: Path):  # type: ignore[no-untyped-def]
     from catalog import db as catalog_db
     from catalog.accounts import create_user
     from catalog.collection.imports import import_collection
+    from catalog.collection.saved_decks import save_deck
     from catalog.collection.wants import set_want
-    from catalog.decks.saved import save_deck
     from catalog.ingest import import_catalogue
     from catalog.lookup import find_card
     from webapp import create_app

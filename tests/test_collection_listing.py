@@ -20,10 +20,10 @@ from catalog import db as catalog_db
 from catalog.collection import ItemGrade, adjust
 from catalog.collection.ledger import set_for_trade
 from catalog.collection.listing import collection_page, filter_key_of
-from catalog.collection.tables import CARD, GAME, ITEM, PRINTING, SET
-from catalog.collection.views import Totals, totals
+from catalog.collection.reads import Totals, totals
 from catalog.collection.wants import set_want
 from catalog.models import Card, CardSet, CollectionItem, Game, Printing
+from catalog.models.columns import CARD, GAME, ITEM, PRINTING, SET
 from catalog.search import printing_ids_matching
 from tests.collectionkit import NM, NOW, committed_user
 

@@ -13,8 +13,8 @@ from sqlmodel import Session
 
 from catalog import db as catalog_db
 from catalog.collection import listing, ordering
-from catalog.collection.tables import GAME
 from catalog.models import Game
+from catalog.models.columns import GAME
 
 
 def test_stored_ranks_are_the_ranks_while_the_catalogue_is_the_same(sample_catalogue: Engine) -> None:
@@ -75,8 +75,8 @@ def test_id_pairs_are_every_item_with_its_printing(
     integer ids up to just below 2**31 (the largest that still packs)."""
     from catalog.collection.grades import ItemGrade
     from catalog.collection.ledger import adjust
-    from catalog.collection.tables import ITEM, PRINTING
     from catalog.models import CollectionItem, Printing
+    from catalog.models.columns import ITEM, PRINTING
     from tests.collectionkit import NOW, committed_user
 
     if ids.endswith("(forced)"):

@@ -8,7 +8,16 @@ from sqlmodel import Session
 
 from catalog import db as catalog_db
 from catalog.collection import ItemGrade, adjust, import_collection
-from catalog.collection.views import collection_page, history, set_completion, totals
+from catalog.collection.reads import collection_page, history, set_completion, totals
+from catalog.collection.saved_decks import (
+    add_missing_to_wants,
+    deck_ownership,
+    decks_overview,
+    delete_deck,
+    get_deck,
+    list_decks,
+    save_deck,
+)
 from catalog.collection.wants import (
     NotFound,
     WantError,
@@ -19,15 +28,6 @@ from catalog.collection.wants import (
     set_want,
 )
 from catalog.decks.lists import DecklistError
-from catalog.decks.saved import (
-    add_missing_to_wants,
-    deck_ownership,
-    decks_overview,
-    delete_deck,
-    get_deck,
-    list_decks,
-    save_deck,
-)
 from catalog.lookup import UnknownPrinting, find_card
 from catalog.models import Printing, User
 from tests.collectionkit import NM, NOW, committed_user, owned, printing_id

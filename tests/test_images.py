@@ -241,7 +241,7 @@ def test_versioned_url_is_served_from_the_cache_without_a_query(
     def no_query(*args: object, **kwargs: object) -> None:
         raise AssertionError("the warm path must not query the database")
 
-    from webapp.cards import images as image_route
+    from webapp.images import routes as image_route
 
     monkeypatch.setattr(image_route, "find_printing", no_query)
     again = client.get(src)

@@ -14,7 +14,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from catalog import db as catalog_db
-from catalog.decks import owned as decks
+from catalog.collection import owned_decks as decks
 from catalog.events import registration as reg
 from catalog.ingest import import_catalogue
 from catalog.models import DeckLedger, DeckRecord, LedgerEntry, OwnedDeck, TradeDeckLine

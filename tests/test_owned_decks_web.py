@@ -11,7 +11,7 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from catalog import db as catalog_db
-from catalog.decks import owned as decks
+from catalog.collection import owned_decks as decks
 from catalog.models import OwnedDeck, TradeDeckLine
 from tests.test_owned_decks import DECK, NOW, OTHER
 from tests.test_wants_web import engine_of

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 from sqlmodel import Session
 
-from catalog.decks.saved import save_deck
+from catalog.collection.saved_decks import save_deck
 from catalog.models import Card, SavedDeck, WantItem
 from tests.collectionkit import NOW
 from tests.test_decks import legal_samsara_list

@@ -15,7 +15,7 @@ from sqlmodel import Session
 from catalog import db as catalog_db
 from catalog.accounts import issue_token
 from catalog.collection import adjust
-from catalog.collection.views import collection_page
+from catalog.collection.reads import collection_page
 from catalog.search import QueryError, printing_ids_matching
 from tests.collectionkit import NOW, committed_user, printing_id
 from webapp.db import get_engine

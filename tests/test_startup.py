@@ -111,7 +111,7 @@ def test_a_commands_help_imports_that_command_only(database_url: str, args: list
     """Its module (and the blueprint package it sits in), not the app: no other blueprint."""
     modules = _modules(database_url, *args)
     assert module in modules
-    assert not {"webapp.trades", "webapp.events", "webapp.api", "webapp.cli"} & set(modules)
+    assert not {"webapp.trading", "webapp.events", "webapp.api", "webapp.cli"} & set(modules)
 
 
 @pytest.mark.parametrize("query", ["孙悟空", "sunwukong", "swk", "t:战魂 a:火 cost<=3"])

@@ -37,8 +37,8 @@ from catalog.trading import (
     propose,
 )
 from catalog.trading.offers import expire_due
+from catalog.trading.reads import action_count, list_trades, trade_view
 from catalog.trading.reservation import available, held
-from catalog.trading.views import action_count, list_trades, trade_view
 from tests.tradekit import NM, NOW, Kit, make_kit, tx
 
 

@@ -23,9 +23,9 @@ from catalog.collection import import_collection
 from catalog.collection.ledger import BadTradeQuantity, NegativeQuantity, adjust, check_ledger
 from catalog.errors import LunzangError
 from catalog.models import CollectionItem, LedgerEntry, Trade
+from catalog.models.trade_columns import OFFERED
 from catalog.trading import TradeSettings, accept, cancel, counter, decline, mark_received, mark_sent, propose
 from catalog.trading.reservation import LineSpec, available, held
-from catalog.trading.tables import OFFERED
 from tests.tradekit import NOW, NUMBERS, Kit, make_kit, tx
 
 

@@ -68,10 +68,11 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     timezones.init_app(app)
     wording.init_app(app)
 
-    from webapp import admin, api, auth, cards, collection, curation, decks, events, packs, trades, wants
+    from webapp import admin, api, auth, boosters, cards, collection, curation, decks, events, images, trading
+    from webapp.collection import wants
     from webapp.extensions import csrf
 
-    for area in (cards, decks, packs, collection, wants, trades, events, curation, admin, api, auth):
+    for area in (cards, images, decks, boosters, collection, wants, trading, events, curation, admin, api, auth):
         app.register_blueprint(area.blueprint())
     csrf.exempt(api.bp)  # the API authenticates writes by bearer token, not by cookie (DESIGN §8)
 
@@ -81,7 +82,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     cli.register(app)
     errors.init_app(app)
 
-    app.add_template_global(game_name)
+    app.add_template_global(wording.game_name)
     app.add_template_global(term)
     app.add_template_global(attribute_word)
     app.add_template_global(format_name)
@@ -132,19 +133,6 @@ def ui_locale() -> str:
     from flask_babel import get_locale
 
     return str(get_locale())
-
-
-def game_name(game: Any) -> str:
-    """A game's name (a game module, row or slug) in the reader's language: English in English."""
-    from catalog.games import GAMES
-
-    slug = game if isinstance(game, str) else getattr(game, "slug", "")
-    module = GAMES.get(slug)
-    if ui_locale() == "en" and module is not None and module.name_en:
-        return module.name_en
-    if isinstance(game, str):
-        return module.name if module is not None else game
-    return str(game.name)
 
 
 def format_name(game: Any, name: str) -> str:

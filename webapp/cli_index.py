@@ -27,20 +27,20 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # name → ("module:attribute" of the click command, first paragraph of its docstring)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "catalogue": ("webapp.cli:catalogue", "卡牌目录：导出为导入格式（开放数据）。"),
+    "catalogue": ("webapp.curation.cli:catalogue", "卡牌目录：导出为导入格式（开放数据）。"),
     "collection": ("webapp.collection.cli:collection", "收藏：导入、导出 CSV，撤销导入。"),
     "deck": ("webapp.decks.cli:deck", "卡组：构筑检查、卡组图片、代理卡 PDF。"),
     "demo": ("webapp.cli:demo", "演示与压测数据。"),
     "event": ("webapp.events.cli:event_group", "赛事：创建、报名、配对、录入结果、排名、导出（瑞士轮，MTR 破同分）。"),
-    "images": ("webapp.cards.cli:images_group", "卡图：上传扫描图，替换依据数据绘制的卡面。"),
+    "images": ("webapp.images.cli:images_group", "卡图：上传扫描图，替换依据数据绘制的卡面。"),
     "import": (
-        "webapp.cli:import_command",
+        "webapp.curation.cli:import_command",
         "导入卡牌数据：游戏目录（manifest.toml + cards/*.csv）或 KeyForge 社区 JSON 文件。",
     ),
     "init-db": ("webapp.cli:init_db", "创建或升级数据库结构（Alembic 迁移到最新版本）。"),
-    "packs": ("webapp.packs.cli:packs", "补充包模拟：开包、精确概率、集齐一个系列需要几盒。"),
+    "packs": ("webapp.boosters.cli:packs", "补充包模拟：开包、精确概率、集齐一个系列需要几盒。"),
     "render": (
-        "webapp.cards.cli:render_command",
+        "webapp.images.cli:render_command",
         "把一张卡的卡面画成 PNG。CARD 是卡名（简繁、全半角均可）或收藏编号；出错时退出码为 2。",
     ),
     "search": (
@@ -48,7 +48,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "搜索卡牌，例如：lunzang search 't:战魂 a:火 cost<=3'，也可以以 - 开头：lunzang search -t:战魂。",
     ),
     "serve": ("webapp.cli:serve", "用 gunicorn 提供生产服务（需要设置 SECRET_KEY）。"),
-    "trades": ("webapp.trades.cli:trades", "交易：记录过期的报价。"),
+    "trades": ("webapp.trading.cli:trades", "交易：记录过期的报价。"),
     "user": ("webapp.auth.cli:user", "账号：创建用户、设置角色、签发 API 令牌。"),
 }
 

@@ -20,7 +20,7 @@ from flask_babel import get_locale
 from flask_login import current_user
 
 from catalog.collection.grades import CONDITION_NAMES, CONDITIONS
-from catalog.collection.views import owned_counts
+from catalog.collection.reads import owned_counts
 from catalog.errors import LunzangError
 from catalog.search import QueryError
 from catalog.trading import DEFAULT_SETTINGS, TradeSettings

@@ -5,6 +5,7 @@ The stored text stays as written; only its display changes."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from flask import Flask
 from flask_babel import get_locale
@@ -35,3 +36,16 @@ def init_app(app: Flask) -> None:
     app.add_template_filter(chest_note)
     app.add_template_global(colon)
     app.add_template_filter(parenthesized)
+
+
+def game_name(game: Any) -> str:
+    """A game's name (a game module, row or slug) in the reader's language: English in English."""
+    from catalog.games import GAMES
+
+    slug = game if isinstance(game, str) else getattr(game, "slug", "")
+    module = GAMES.get(slug)
+    if str(get_locale()) == "en" and module is not None and module.name_en:
+        return module.name_en
+    if isinstance(game, str):
+        return module.name if module is not None else game
+    return str(game.name)

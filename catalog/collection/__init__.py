@@ -1,4 +1,4 @@
-"""Collections (issue 6): items, the ledger, CSV import/export, wants and haves, views.
+"""Collections (issue 6): items, the ledger, CSV import/export, wants and haves, read models.
 
 Quantities change only through :mod:`catalog.collection.ledger`; every other module here goes
 through it. The modules, split along the domain:
@@ -12,7 +12,7 @@ through it. The modules, split along the domain:
 - ``wants``: want list, have list, the keep-N rule;
 - ``views``: totals, set completion, the item list, history.
 
-Saved decks live with the other deck code, in :mod:`catalog.decks.saved`; finding printings from
+Saved decks live with the other deck code, in :mod:`catalog.collection.saved_decks`; finding printings from
 set + number / name is :mod:`catalog.lookup`.
 """
 

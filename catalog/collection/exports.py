@@ -39,9 +39,9 @@ from catalog.collection.csvio import (
     safe_cell,
 )
 from catalog.collection.grades import CONDITIONS
-from catalog.collection.tables import CARD, GAME, ITEM, PRINTING, SET
 from catalog.errors import LunzangError, Message
 from catalog.models import Card, CardSet, Game, Printing
+from catalog.models.columns import CARD, GAME, ITEM, PRINTING, SET
 from catalog.text import fold
 
 EXPORTS = (*PRESETS, "xlsx")

@@ -27,10 +27,10 @@ from catalog.collection.ledger import (
     write_changes,
 )
 from catalog.collection.presets import TRADE_BINDERS
-from catalog.collection.tables import PRINTING
 from catalog.errors import LunzangError, Message
 from catalog.lookup import PrintingIndex, PrintingInfo, UnknownPrinting
 from catalog.models import CollectionImport, LedgerEntry, table_of
+from catalog.models.columns import PRINTING
 from catalog.text import fold
 
 MODES = ("add", "replace")

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import and_, func, select, update
 from sqlmodel import Session
@@ -227,14 +227,35 @@ def adjust(
     return change
 
 
-def _for_trade_fell(session: Session, user_id: int, changes: Sequence[ItemChange], now: datetime) -> None:
-    """Copies for trade went down: open offers that held them get marked "needs attention"
-    (issue 13 §2). The trading package is imported here, lazily, because it builds on this one."""
-    from catalog.trading.reservation import flag_shortfalls
+class ForTradeFell(Protocol):
+    """Told that a user's copies for trade went down: {(printing id, grade): for trade after}."""
 
+    def __call__(
+        self, session: Session, *, user_id: int, for_trade_after: Mapping[tuple[int, ItemGrade], int], now: datetime
+    ) -> object: ...
+
+
+# Packages built on the collection register here what must follow a fall in copies for trade
+# (trading marks the open offers that held them "needs attention"), so the ledger never imports
+# them. catalog/trading/__init__.py registers trading's: anything that can have an open offer has
+# imported trading.
+_FOR_TRADE_FELL: list[ForTradeFell] = []
+
+
+def on_for_trade_fell(hook: ForTradeFell) -> ForTradeFell:
+    """Call ``hook`` (once, however often registered) whenever a user's copies for trade go down."""
+    if hook not in _FOR_TRADE_FELL:
+        _FOR_TRADE_FELL.append(hook)
+    return hook
+
+
+def _for_trade_fell(session: Session, user_id: int, changes: Sequence[ItemChange], now: datetime) -> None:
+    """Copies for trade went down: tell the registered hooks (trading's flags the open offers that
+    held them)."""
     fell = {(ch.printing_id, ch.grade): ch.for_trade_after for ch in changes if ch.trade_delta < 0}
     if fell:
-        flag_shortfalls(session, user_id=user_id, for_trade_after=fell, now=now)
+        for hook in _FOR_TRADE_FELL:
+            hook(session, user_id=user_id, for_trade_after=fell, now=now)
 
 
 def set_for_trade(

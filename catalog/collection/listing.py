@@ -36,7 +36,7 @@ from catalog.collection import ordering as order_ranks
 from catalog.collection.grades import ItemGrade
 from catalog.collection.kept import cache_clear, keep, kept, kept_before
 from catalog.collection.placing import Placing, changes_between, joined, moved_on, place, place_by_set
-from catalog.collection.tables import CARD, GAME, ITEM, LEDGER, PRINTING, SET
+from catalog.models.columns import CARD, GAME, ITEM, LEDGER, PRINTING, SET
 from catalog.text import fold
 
 __all__ = ["MAX_PER_PAGE", "ItemRow", "Page", "Totals", "cache_clear", "collection_page", "filter_key_of", "totals"]

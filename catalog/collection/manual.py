@@ -32,10 +32,10 @@ from catalog.collection.ledger import (
     set_for_trade,
     write_changes,
 )
-from catalog.collection.tables import CARD, GAME, ITEM, PRINTING, SET
 from catalog.errors import Message
 from catalog.lookup import PrintingInfo, SetInfo, UnknownPrinting
 from catalog.models import Card, CardSet, Game, Printing
+from catalog.models.columns import CARD, GAME, ITEM, PRINTING, SET
 
 MAX_CHECKLIST_QUANTITY = 9999
 

@@ -36,8 +36,8 @@ from typing import Any
 from sqlalchemy import BigInteger, String, delete, func, literal, literal_column, select
 from sqlmodel import Session
 
-from catalog.collection.tables import CARD, GAME, PRINTING, SET
 from catalog.models import Card, CardSet, Game, Printing, PrintingOrder, table_of
+from catalog.models.columns import CARD, GAME, PRINTING, SET
 
 # A collection of at least this many matching items is sorted by ranks (below it, SQL's sort of
 # the few items is cheaper than ranking the catalogue once).

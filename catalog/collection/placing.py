@@ -24,8 +24,8 @@ from sqlmodel import Session
 
 from catalog.collection import ordering as order_ranks
 from catalog.collection.kept import kept_before
-from catalog.collection.tables import CARD, GAME, ITEM, LEDGER, PRINTING, SET
 from catalog.models import Card, CardSet, CollectionItem, Game, Printing
+from catalog.models.columns import CARD, GAME, ITEM, LEDGER, PRINTING, SET
 
 # A kept placing serves a newer version when no item changed in between entered or left it;
 # looking costs two small queries, worth it up to this many changed items.

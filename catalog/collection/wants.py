@@ -11,10 +11,10 @@ from sqlmodel import Session
 
 from catalog.collection.grades import CONDITIONS, ItemGrade, condition_rank, parse_grade, unknown_grade_message
 from catalog.collection.ledger import Key, lock_items, plan_targets, write_changes
-from catalog.collection.tables import CARD, GAME, ITEM, PRINTING, SET, WANT
 from catalog.errors import LunzangError, Message
 from catalog.games import GAMES
 from catalog.models import Card, CardSet, CollectionItem, Game, Printing, User, WantItem
+from catalog.models.columns import CARD, GAME, ITEM, PRINTING, SET, WANT
 
 
 class WantError(LunzangError):

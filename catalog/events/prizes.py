@@ -29,8 +29,8 @@ from catalog.events.playoff import final_order
 from catalog.events.registration import EventError, EventNotFound, list_problem, prize_table
 from catalog.events.results import standings
 from catalog.events.stores import check_prizes
-from catalog.events.tables import BALANCE, CHEST_LEDGER, ITEM, REG
 from catalog.models import ChestBalance, ChestLedger, Event, ExchangeItem, Redemption, Registration
+from catalog.models.event_columns import BALANCE, CHEST_LEDGER, ITEM, REG
 from catalog.text import fold
 
 REASONS = ("prize", "redeem", "adjust")

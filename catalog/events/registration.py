@@ -25,8 +25,8 @@ from catalog.events.pairing import PAIRING_SYSTEMS
 from catalog.events.rounds import recommended_rounds
 from catalog.events.standings import TIEBREAKERS
 from catalog.events.stores import check_prizes, staffs_event_store
-from catalog.events.tables import PRIZE, REG, ROUND, SEASON
 from catalog.models import Event, Game, PrizeTable, Registration, Season, User
+from catalog.models.event_columns import PRIZE, REG, ROUND, SEASON
 from catalog.text import fold
 
 MAX_DECK_TEXT = 20_000
@@ -328,7 +328,7 @@ def register_player(
     if int(count or 0) >= MAX_PLAYERS:
         raise EventError(Message(f"一场赛事最多 {MAX_PLAYERS} 名选手", f"at most {MAX_PLAYERS} players"))
     if owned_deck_id is not None:
-        from catalog.decks.owned import deck_for_registration
+        from catalog.collection.owned_decks import deck_for_registration
 
         if user_id is None:
             raise EventError(

@@ -15,8 +15,8 @@ from catalog.errors import Message
 from catalog.events.pairing import Pairing
 from catalog.events.registration import EventError, last_round, registrations
 from catalog.events.standings import Entrant, Result, Standing, rank
-from catalog.events.tables import MATCH, ROUND
 from catalog.models import Event, Match, Registration, Round
+from catalog.models.event_columns import MATCH, ROUND
 
 
 def playoff_rounds(*, session: Session, event: Event) -> list[Round]:

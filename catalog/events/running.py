@@ -35,8 +35,8 @@ from catalog.events.results import (  # noqa: F401  (re-exported: the callers' o
     store_round,
 )
 from catalog.events.standings import rank
-from catalog.events.tables import MATCH, REPORT
 from catalog.models import Event, Match, PairingChange, Registration, ResultReport, Round
+from catalog.models.event_columns import MATCH, REPORT
 
 MAX_SEED = 2**63 - 1
 MAX_GAMES = 5

@@ -41,8 +41,8 @@ from catalog.events.registration import (
     registrations,
     snapshot,
 )
-from catalog.events.tables import CHEST_LEDGER, ROUND
 from catalog.models import ChestLedger, Event, EventAudit, Registration
+from catalog.models.event_columns import CHEST_LEDGER, ROUND
 from catalog.text import fold
 
 ACTIONS = (

@@ -35,9 +35,9 @@ from sqlmodel import Session
 from catalog.errors import Message
 from catalog.events.prizes import Placing, holder_key, placings
 from catalog.events.registration import EventError, EventNotFound
-from catalog.events.tables import EVENT, SEASON
 from catalog.games import DEFAULT_GAME
 from catalog.models import Event, Season
+from catalog.models.event_columns import EVENT, SEASON
 
 PointsRule = Callable[[Placing], int]
 POINTS_RULES: dict[str, PointsRule] = {

@@ -11,6 +11,7 @@ through the ledger, matching, balance and reputation. Never imports Flask.
 - ``reputation``: feedback, completed counts, disputes.
 """
 
+from catalog.collection.ledger import on_for_trade_fell
 from catalog.trading.errors import (
     NeedsAttention,
     OfferLimit,
@@ -21,8 +22,11 @@ from catalog.trading.errors import (
     Unavailable,
 )
 from catalog.trading.offers import DEFAULT_SETTINGS, TradeSettings, cancel, counter, decline, dispute, propose
-from catalog.trading.reservation import LineSpec
+from catalog.trading.reservation import LineSpec, flag_shortfalls
 from catalog.trading.settlement import Outcome, accept, mark_received, mark_sent
+
+# The ledger does not know trading: when copies for trade go down, it calls what registered here.
+on_for_trade_fell(flag_shortfalls)
 
 __all__ = [
     "DEFAULT_SETTINGS",

@@ -19,11 +19,11 @@ from sqlalchemy import delete, select
 from sqlmodel import Session
 
 from catalog.collection.csvio import decode
-from catalog.collection.tables import PRINTING
 from catalog.errors import LunzangError, Message
 from catalog.lookup import PrintingIndex, UnknownPrinting
 from catalog.models import TradePrice
-from catalog.trading.tables import PRICE
+from catalog.models.columns import PRINTING
+from catalog.models.trade_columns import PRICE
 
 MAX_PRICE_ROWS = 20_000
 

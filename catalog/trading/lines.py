@@ -12,9 +12,9 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from catalog.collection.grades import BadGrade, ItemGrade
-from catalog.collection.tables import PRINTING
 from catalog.errors import Message
 from catalog.lookup import PrintingIndex, UnknownPrinting
+from catalog.models.columns import PRINTING
 from catalog.trading.errors import TradeError
 from catalog.trading.reservation import LineSpec
 

@@ -28,9 +28,9 @@ from sqlalchemy import JSON, Integer, String, and_, case, cast, func, literal, l
 from sqlmodel import Session
 
 from catalog.collection.grades import CONDITIONS, ItemGrade, condition_rank
-from catalog.collection.tables import GAME, ITEM, PRINTING, SET, USER, WANT
 from catalog.collection.wants import refines
 from catalog.models import CardSet, CollectionItem, Game, Printing, User, WantItem, table_of
+from catalog.models.columns import GAME, ITEM, PRINTING, SET, USER, WANT
 from catalog.trading.assignment import Copy, Want, assign
 from catalog.trading.reservation import Key, LineSpec, held_by
 

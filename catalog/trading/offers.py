@@ -24,11 +24,11 @@ from sqlmodel import Session
 from catalog.collection.ledger import lock_user
 from catalog.errors import Message
 from catalog.models import Trade, TradeEvent, TradeLine, User
+from catalog.models.trade_columns import LINE, OFFERED, SHIPPING, TRADE, TRADE_T
 from catalog.models.trading import TRADE_MODES
 from catalog.trading.errors import OfferLimit, StaleVersion, TradeConflict, TradeError, TradeNotFound
 from catalog.trading.lines import check_printings, merge_lines
 from catalog.trading.reservation import LineSpec, aware, check_available
-from catalog.trading.tables import LINE, OFFERED, SHIPPING, TRADE, TRADE_T
 
 MAX_MESSAGE = 1000
 
@@ -115,7 +115,7 @@ def lines_of(session: Session, trade: Trade, giver_id: int, version: int | None 
 
 
 def _usernames(session: Session, *user_ids: int) -> dict[int, str]:
-    from catalog.collection.tables import USER
+    from catalog.models.columns import USER
 
     return dict(session.execute(select(USER.id, USER.username).where(USER.id.in_(list(user_ids)))).all())
 
@@ -145,9 +145,9 @@ def _write_lines(session: Session, trade: Trade, giver_id: int, lines: Sequence[
 
 
 def _write_decks(session: Session, trade: Trade, sides: dict[int, Sequence[int]]) -> None:
-    """The whole decks each side gives in this version (catalog.decks.owned)."""
+    """The whole decks each side gives in this version (catalog.collection.owned_decks)."""
     if any(sides.values()):
-        from catalog.decks.owned import write_deck_lines
+        from catalog.collection.owned_decks import write_deck_lines
 
         for giver_id, owned_ids in sides.items():
             write_deck_lines(session, trade, giver_id, owned_ids)
@@ -235,7 +235,7 @@ def propose(
     check_printings(session, [*give_lines, *get_lines])
     lock_parties(session, proposer_id, recipient_id)
     if give_decks or get_decks:
-        from catalog.decks.owned import check_decks_available
+        from catalog.collection.owned_decks import check_decks_available
 
         check_decks_available(session, sides={proposer_id: list(give_decks), recipient_id: list(get_decks)}, now=now)
     expire_due(session, user_ids=[proposer_id, recipient_id], now=now)
@@ -315,7 +315,7 @@ def counter(
     check_open_offer(trade, version, now)
     other = other_party(trade, user_id)
     if give_decks or get_decks:
-        from catalog.decks.owned import check_decks_available
+        from catalog.collection.owned_decks import check_decks_available
 
         sides = {user_id: list(give_decks), other: list(get_decks)}
         check_decks_available(session, sides=sides, now=now, exclude_trade_id=trade_id)

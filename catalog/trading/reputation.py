@@ -14,13 +14,13 @@ from typing import Any
 from sqlalchemy import func, or_, select
 from sqlmodel import Session
 
-from catalog.collection.tables import USER
 from catalog.errors import Message
 from catalog.models import Trade, TradeFeedback
+from catalog.models.columns import USER
+from catalog.models.trade_columns import FEEDBACK, TRADE
 from catalog.models.trading import FEEDBACK_RATINGS
 from catalog.trading.errors import TradeConflict, TradeError
 from catalog.trading.offers import locked_trade, other_party, record
-from catalog.trading.tables import FEEDBACK, TRADE
 
 MAX_COMMENT = 500
 

@@ -24,11 +24,11 @@ from sqlalchemy import and_, func, or_, select, update
 from sqlmodel import Session
 
 from catalog.collection.grades import ItemGrade
-from catalog.collection.tables import CARD, ITEM, PRINTING, SET
 from catalog.errors import Message
 from catalog.models import Card, CardSet, TradeEvent
+from catalog.models.columns import CARD, ITEM, PRINTING, SET
+from catalog.models.trade_columns import LINE, LINE_T, OFFERED, SHIPPING, TRADE, TRADE_T
 from catalog.trading.errors import Unavailable
-from catalog.trading.tables import LINE, LINE_T, OFFERED, SHIPPING, TRADE, TRADE_T
 
 Key = tuple[int, ItemGrade]
 

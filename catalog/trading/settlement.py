@@ -20,9 +20,10 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from catalog.collection.ledger import adjust
-from catalog.decks.owned import check_decks_available, deck_lines_of, move_decks
+from catalog.collection.owned_decks import check_decks_available, deck_lines_of, move_decks
 from catalog.errors import Message
 from catalog.models import Trade
+from catalog.models.trade_columns import EVENT, SHIPPING
 from catalog.trading.errors import NeedsAttention
 from catalog.trading.offers import (
     _usernames,
@@ -34,7 +35,6 @@ from catalog.trading.offers import (
     record,
 )
 from catalog.trading.reservation import check_available, deferred_flags
-from catalog.trading.tables import EVENT, SHIPPING
 
 
 @dataclass(frozen=True)

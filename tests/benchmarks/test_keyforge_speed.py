@@ -81,7 +81,7 @@ def test_keyforge_deck_page(tmp_path: Path) -> None:
     engine = _fresh(url)
     with catalog_db.transaction(engine) as session:
         import_catalogue(session=session, paths=FILES)
-    from catalog.decks.owned import import_known_decks
+    from catalog.collection.owned_decks import import_known_decks
     from webapp.helpers import utcnow
 
     with catalog_db.transaction(engine, write=True) as session:

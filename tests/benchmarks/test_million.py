@@ -129,7 +129,7 @@ def _measure(url: str, size: int) -> dict[str, float]:
     from catalog.collection.ledger import apply_deltas
     from catalog.collection.listing import cache_clear
     from catalog.collection.ordering import store_ranks
-    from catalog.collection.views import collection_page
+    from catalog.collection.reads import collection_page
     from catalog.decks.check import check_decklist
     from catalog.search import search
     from tests.benchmarks.test_deck_check_catalogue import _deck

@@ -21,7 +21,7 @@ from catalog.collection.csvio import MAX_BYTES, parse_mapping
 from catalog.collection.imports import MODES
 from catalog.collection.items import MAX_DELTA
 from catalog.collection.listing import filter_key_of
-from catalog.collection.views import MAX_PER_PAGE, collection_page, history
+from catalog.collection.reads import MAX_PER_PAGE, collection_page, history
 from catalog.search import QueryError, printing_ids_matching
 from webapp.api import ApiError, bp
 from webapp.api.auth import api_user, require_api_user

@@ -15,8 +15,9 @@ from flask import jsonify, request
 
 from catalog.decks.lists import DecklistError
 from catalog.errors import LunzangError
+from catalog.events import reads as views  # the events read models
 from catalog.events import registration as reg
-from catalog.events import running, views
+from catalog.events import running
 from catalog.models import Event, Registration
 from catalog.numbers import BadNumber, parse_int
 from webapp.api import ApiError, bp

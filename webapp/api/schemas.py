@@ -9,7 +9,7 @@ from typing import Any
 from catalog.collection.csvio import MAX_BYTES, PRESETS
 from catalog.collection.imports import MODES
 from catalog.collection.items import MAX_DELTA
-from catalog.collection.views import MAX_PER_PAGE
+from catalog.collection.reads import MAX_PER_PAGE
 from webapp.api.collection import PER_PAGE
 from webapp.api.openapi import PATHS, SCHEMAS
 

@@ -14,7 +14,7 @@ from typing import Any
 from flask import jsonify, request
 
 from catalog.accounts import UnknownUser, find_user
-from catalog.decks.owned import DeckUnavailable
+from catalog.collection.owned_decks import DeckUnavailable
 from catalog.errors import LunzangError
 from catalog.numbers import INT32
 from catalog.trading import (
@@ -32,7 +32,7 @@ from catalog.trading import (
 )
 from catalog.trading.lines import resolve_lines
 from catalog.trading.matching import find_matches
-from catalog.trading.views import STATUS_FILTERS, TradeView, list_trades, trade_view
+from catalog.trading.reads import STATUS_FILTERS, TradeView, list_trades, trade_view
 from webapp.api import ApiError, bp
 from webapp.api.auth import api_user, require_api_user
 from webapp.api.openapi import PATHS, SCHEMAS
@@ -248,7 +248,7 @@ def received_trade(trade_id: int) -> Any:
 @bp.get("/trades/matches")
 @require_api_user
 def trade_matches() -> Any:
-    from catalog.trading.views import describe_lines
+    from catalog.trading.reads import describe_lines
 
     user = api_user()
     assert user.id is not None

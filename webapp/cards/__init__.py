@@ -7,8 +7,7 @@ bp = Blueprint("cards", __name__)
 
 def blueprint() -> Blueprint:
     """The blueprint with its pages, imported here when the app registers it (issue 17), not
-    with the package: ``lunzang search``, ``render`` and ``images`` (:mod:`webapp.cards.cli`)
-    need none of them."""
-    from webapp.cards import images, routes, search  # noqa: F401
+    with the package: ``lunzang search`` (:mod:`webapp.cards.cli`) needs none of them."""
+    from webapp.cards import routes, search  # noqa: F401
 
     return bp

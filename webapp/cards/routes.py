@@ -21,11 +21,11 @@ from catalog.models import Card
 from catalog.rules import SECTIONS
 from catalog.search import QueryError, random_hit
 from catalog.text import fold
-from webapp import game_name
 from webapp.answers import alike, cached
 from webapp.cards import bp
 from webapp.db import get_session
 from webapp.helpers import condition_choices, owned_for, working_deck
+from webapp.wording import game_name
 
 # Numeric card fields shown as columns/rows when a card has them (amber lives in card.extra).
 STAT_FIELDS = ("level", "attack", "defense", "life", "amber")

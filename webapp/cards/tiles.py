@@ -30,10 +30,10 @@ from catalog.caching import LRU
 from catalog.games import GAMES
 from catalog.search import SearchHit, SearchResult
 from webapp.answers import PLAIN_CSRF, PREPARERS, renderer
-from webapp.cards.images import card_scan
 from webapp.cards.routes import field_labels
 from webapp.db import get_engine
 from webapp.helpers import owned_for, working_deck
+from webapp.images.routes import card_scan
 
 # Tiles kept per process: a face is ~2 kB, so at most ~10 MB; enough for the pages people browse
 # between two imports, and old versions' tiles age out on their own.

@@ -28,7 +28,7 @@ from flask_babel import gettext as _
 from flask_login import current_user, login_required
 from flask_wtf.csrf import generate_csrf
 
-from catalog.collection import views
+from catalog.collection import reads
 from catalog.collection.grades import (
     CONDITION_NAMES,
     CONDITIONS,
@@ -158,7 +158,7 @@ def index() -> Any:
         except QueryError as failure:
             error = failure
     if error is None:
-        listing = views.collection_page(
+        listing = reads.collection_page(
             session=session,
             user_id=user_id,
             for_trade_only=state.trade,
@@ -180,7 +180,7 @@ def index() -> Any:
             if listing and listing.items
             else ""
         ),
-        totals=views.totals(session=session, user_id=user_id, version=listing.collection_version if listing else None),
+        totals=reads.totals(session=session, user_id=user_id, version=listing.collection_version if listing else None),
         games=GAMES,
         error=error,
         marked=mark_error(state.q, error, state.game) if error else None,

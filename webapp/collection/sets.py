@@ -18,7 +18,7 @@ from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
 from catalog import browse
-from catalog.collection import views
+from catalog.collection import reads
 from catalog.collection.grades import BadGrade, ItemGrade
 from catalog.collection.manual import MAX_CHECKLIST_QUANTITY, apply_checklist, set_quantities
 from catalog.games import GAMES
@@ -35,10 +35,10 @@ def sets() -> Any:
     game = request.args.get("game", "")
     game = game if game in GAMES else ""
     started = request.args.get("started") == "1"
-    completion = views.set_completion(
+    completion = reads.set_completion(
         session=get_session(), user_id=current_user.id, game=game or None, only_started=started
     )
-    groups: dict[str, list[views.SetCompletion]] = {}
+    groups: dict[str, list[reads.SetCompletion]] = {}
     for entry in completion:
         groups.setdefault(entry.game, []).append(entry)
     return render_template("collection/sets.html", groups=groups, games=GAMES, game=game, started=started)
@@ -105,7 +105,7 @@ def checklist(game_slug: str, code: str) -> Any:
         status = 400
     quantities = set_quantities(session=session, user_id=user_id, set_id=card_set.id, grade=grade)
     completion = next(
-        (s for s in views.set_completion(session=session, user_id=user_id, game=game_slug) if s.code == card_set.code),
+        (s for s in reads.set_completion(session=session, user_id=user_id, game=game_slug) if s.code == card_set.code),
         None,
     )
     by_id = {printing.id: (printing, card) for printing, card in page.rows}

@@ -21,7 +21,7 @@ from flask import Response, abort, flash, redirect, render_template, request, ur
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
-from catalog.collection import views
+from catalog.collection import reads
 from catalog.collection.csvio import MAX_BYTES, PRESETS, CollectionFileError, UnrecognisedHeader
 from catalog.collection.exports import export_collection, export_xlsx
 from catalog.collection.imports import MODES, PREVIEW_LIMIT, import_collection, undo_import
@@ -199,7 +199,7 @@ def import_file() -> Any:
 @bp.get("/imports")
 @login_required
 def imports() -> Any:
-    found = views.list_imports(session=get_session(), user_id=current_user.id)
+    found = reads.list_imports(session=get_session(), user_id=current_user.id)
     return render_template("collection/imports.html", imports=found)
 
 
@@ -208,7 +208,7 @@ def imports() -> Any:
 def confirm_undo(import_id: int) -> Any:
     """The question before an undo (a page of its own, so it works without JS)."""
     record = next(
-        (r for r in views.list_imports(session=get_session(), user_id=current_user.id) if r.id == import_id), None
+        (r for r in reads.list_imports(session=get_session(), user_id=current_user.id) if r.id == import_id), None
     )
     if record is None:
         abort(404, _("没有编号为 %(id)d 的导入", id=import_id))
@@ -241,7 +241,7 @@ def history() -> Any:
     printing_id, import_id = _arg_id("printing"), _arg_id("import")
     raw_page = request.args.get("page", "")
     page = int(raw_page) if raw_page.isdigit() and 1 <= int(raw_page) <= 100_000 else 1
-    rows = views.history(
+    rows = reads.history(
         session=get_session(),
         user_id=current_user.id,
         printing_id=printing_id,

@@ -181,7 +181,7 @@ def deck_proxies(file: str, game: str | None, out: Path, no_basics: bool) -> Non
 @with_appcontext
 def deck_known(file: str) -> None:
     """把文件中的卡组收入已知卡组目录（玩家可以从中挑选自己拥有的卡组）；重复导入不会重复收录。"""
-    from catalog.decks.owned import import_known_decks
+    from catalog.collection.owned_decks import import_known_decks
     from webapp.helpers import utcnow
 
     text = _read(file)

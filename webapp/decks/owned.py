@@ -1,6 +1,6 @@
 """Decks players own (issue 30 §5): "my decks" (a file, pasted text or a known deck), marked for
 trade, offered whole through the trade offers; a deck's page with its houses, cards by house,
-enhancements and figures (§4). Thin views over catalog.decks.owned."""
+enhancements and figures (§4). Thin views over catalog.collection.owned_decks."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from flask import abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
-from catalog.decks import owned as owned_decks
+from catalog.collection import owned_decks
 from catalog.decks.check import check_decklists
 from catalog.errors import LunzangError, Message
 from catalog.games import GAMES

@@ -1,5 +1,5 @@
 """Saved decks (issue 6 §6): a signed-in user's decks, what their collection covers of each,
-and the missing cards into the want list. Thin views over catalog.decks.saved.
+and the missing cards into the want list. Thin views over catalog.collection.saved_decks.
 
 Every page is the owner's: another user's deck id is a 404, with nothing read or changed.
 """
@@ -12,8 +12,8 @@ from flask import abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
+from catalog.collection import saved_decks
 from catalog.collection.wants import NotFound
-from catalog.decks import saved as saved_decks
 from catalog.decks.check import format_choices, game_slug, load_format
 from catalog.decks.lists import parse_decklist
 from catalog.errors import LunzangError

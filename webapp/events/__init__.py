@@ -9,6 +9,6 @@ bp = Blueprint("events", __name__)
 def blueprint() -> Blueprint:
     """The blueprint with its pages, imported here when the app registers it (issue 17), not
     with the package: ``lunzang event`` (:mod:`webapp.events.cli`) needs none of them."""
-    from webapp.events import routes  # noqa: F401
+    from webapp.events import downloads, manage, routes  # noqa: F401
 
     return bp

@@ -20,7 +20,8 @@ from sqlmodel import Session
 from catalog import accounts
 from catalog.decks.lists import DecklistError
 from catalog.errors import Message
-from catalog.events import prizes, running, safety, stores, views
+from catalog.events import prizes, running, safety, stores
+from catalog.events import reads as views  # the events read models
 from catalog.events import registration as reg
 from catalog.events.export import event_csv, event_workbook
 from catalog.events.registration import EventError

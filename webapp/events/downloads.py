@@ -21,8 +21,7 @@ from catalog.events.export import event_csv, event_workbook, exchange_csv, excha
 from catalog.numbers import parse_optional_int
 from webapp.db import get_session
 from webapp.events import bp
-from webapp.events.manage import _managed, _organiser
-from webapp.events.routes import _form_int, failed
+from webapp.events.common import failed, form_int, managed_event, require_organiser
 from webapp.helpers import utcnow
 
 
@@ -37,7 +36,7 @@ def export(event_id: int, kind: str) -> Any:
     """The score sheet (XLSX with the decks, or CSV standings): for the organiser."""
     if kind not in ("xlsx", "csv"):
         abort(404)
-    event = _managed(event_id)
+    event = managed_event(event_id)
     session = get_session()
     if kind == "xlsx":
         data = event_workbook(session=session, event=event)
@@ -54,7 +53,7 @@ def export(event_id: int, kind: str) -> Any:
 @login_required
 def exchange_edit(store: str) -> Any:
     """Add or change an exchange-list item, or redeem chests for one (organisers and admins)."""
-    _organiser()
+    require_organiser()
     session = get_session()
     back = url_for("events.exchange", store=store[:100])
     form = request.form
@@ -64,7 +63,7 @@ def exchange_edit(store: str) -> Any:
         if form.get("action") == "redeem":
             prizes.redeem(
                 session=session, store=store[:100], player_key=form.get("player", "")[:80],
-                item_id=_form_int("item"), quantity=_form_int("quantity", 1), today=today, now=utcnow(),
+                item_id=form_int("item"), quantity=form_int("quantity", 1), today=today, now=utcnow(),
                 by_user_id=current_user.id,
             )  # fmt: skip
             flash(_("已兑换"))
@@ -77,7 +76,7 @@ def exchange_edit(store: str) -> Any:
             except ValueError as error:
                 raise reg.EventError(Message("日期应为 YYYY-MM-DD", "dates must be YYYY-MM-DD")) from error
             prizes.set_exchange_item(
-                session=session, store=store[:100], name=form.get("name", ""), price=_form_int("price"),
+                session=session, store=store[:100], name=form.get("name", ""), price=form_int("price"),
                 valid_from=valid_from, valid_until=valid_until, now=utcnow(),
                 item_id=parse_optional_int(item_id, field="item"),
             )  # fmt: skip

@@ -20,7 +20,7 @@ from sqlmodel import col, select
 from catalog.decks.check import format_choices, game_formats
 from catalog.decks.lists import DecklistError
 from catalog.errors import LunzangError, Message
-from catalog.events import prizes, running, safety, seasons, stores, views
+from catalog.events import prizes, reads, running, safety, seasons, stores
 from catalog.events import registration as reg
 from catalog.events.rounds import recommended_rounds, recommended_top_cut
 from catalog.events.standings import TIEBREAKERS
@@ -29,20 +29,8 @@ from catalog.models import Event
 from webapp import timezones
 from webapp.db import get_session
 from webapp.events import bp
-from webapp.events.routes import _form_int, failed, load_event, qr_svg
+from webapp.events.common import failed, form_int, managed_event, qr_svg, require_organiser
 from webapp.helpers import localized, utcnow
-
-
-def _organiser() -> None:
-    if current_user.role not in ("organizer", "admin"):
-        abort(403, _("只有组织者或管理员可以创建赛事"))
-
-
-def _managed(event_id: int) -> Event:
-    event = load_event(event_id, lock=request.method == "POST")
-    if not reg.can_manage(event, current_user):
-        abort(403, _("只有这场赛事的主办者或管理员可以管理它"))
-    return event
 
 
 def _dashboard(event_id: int) -> str:
@@ -52,12 +40,12 @@ def _dashboard(event_id: int) -> str:
 @bp.get("/events/new")
 @login_required
 def new_event() -> Any:
-    _organiser()
+    require_organiser()
     session = get_session()
     return render_template(
         "events/new.html",
         today=utcnow().astimezone(timezones.zone()).date(),  # the organiser's today
-        seasons=views.list_seasons(session=session),
+        seasons=reads.list_seasons(session=session),
         games=GAMES,
         default_game=DEFAULT_GAME,
         formats=format_choices(session),
@@ -69,7 +57,7 @@ def new_event() -> Any:
 @bp.post("/events/new")
 @login_required
 def create_event() -> Any:
-    _organiser()
+    require_organiser()
     form = request.form
     try:
         if form.get("store", "").strip():
@@ -91,10 +79,10 @@ def create_event() -> Any:
             session=get_session(), name=form.get("name", ""), game=form.get("game", ""),
             format_code=form.get("format", "").strip(), date=held_on, now=utcnow(), organizer_id=current_user.id,
             store=form.get("store", ""), city=form.get("city", ""), region=form.get("region", ""),
-            entry_fee=form.get("entry_fee", ""), rounds=_form_int("rounds") if rounds else None,
-            top_cut=_form_int("top_cut", 0), third_place=form.get("third_place", "swiss"),
+            entry_fee=form.get("entry_fee", ""), rounds=form_int("rounds") if rounds else None,
+            top_cut=form_int("top_cut", 0), third_place=form.get("third_place", "swiss"),
             season_code=form.get("season", "").strip() or None, kind=form.get("kind", "monthly"),
-            round_minutes=_form_int("round_minutes", 50), deadline=deadline,
+            round_minutes=form_int("round_minutes", 50), deadline=deadline,
             tiebreakers=form.get("tiebreakers", "mtr"), deck_policy=form.get("deck_policy", "required"),
         )  # fmt: skip
     except LunzangError as error:
@@ -121,7 +109,7 @@ def _dashboard_page(event: Event, diff: Any = None, tab: str | None = None) -> A
     """The organiser's page: opens on the current round when there is one (issue 29 §1)."""
     session = get_session()
     players = reg.registrations(session=session, event=event)
-    current = views.round_view(session=session, event=event)
+    current = reads.round_view(session=session, event=event)
     tab = tab or request.args.get("tab", "")
     if tab not in TABS:
         tab = "decks" if diff is not None else "round"  # the running event opens on its round
@@ -146,11 +134,11 @@ def _dashboard_page(event: Event, diff: Any = None, tab: str | None = None) -> A
         current=current,
         open_left=[t for t in current.tables if t.b is not None and not t.match.reported] if current else [],
         show="open" if request.args.get("show") == "open" else "all",
-        total_rounds=views.total_rounds(session=session, event=event),
+        total_rounds=reads.total_rounds(session=session, event=event),
         suggested=(recommended_rounds(len(players)), recommended_top_cut(len(players))),
         reports=reports,
         conflicts={match_id for match_id, seen in outcomes.items() if len(seen) > 1},
-        changes=views.pairing_changes(session=session, event=event),
+        changes=reads.pairing_changes(session=session, event=event),
         prizes=reg.prize_table(session=session, event=event),
         diff=diff,
         seed=secrets.randbelow(2**31),
@@ -172,12 +160,12 @@ def _dashboard_page(event: Event, diff: Any = None, tab: str | None = None) -> A
 @login_required
 def create_season() -> Any:
     """A season (organisers and admins): events join it by its code."""
-    _organiser()
+    require_organiser()
     form = request.form
     try:
         season = seasons.create_season(
             session=get_session(), code=form.get("code", ""), name=form.get("name", ""), now=utcnow(),
-            cut_top=_form_int("cut_top", 1), qualifier_top=_form_int("qualifier_top", 0),
+            cut_top=form_int("cut_top", 1), qualifier_top=form_int("qualifier_top", 0),
             points_rule=form.get("points_rule", "match_points"),
         )  # fmt: skip
     except LunzangError as error:
@@ -189,17 +177,17 @@ def create_season() -> Any:
 @bp.get("/events/<int:event_id>/manage")
 @login_required
 def manage(event_id: int) -> Any:
-    return _dashboard_page(_managed(event_id))
+    return _dashboard_page(managed_event(event_id))
 
 
 @bp.post("/events/<int:event_id>/manage/check")
 @login_required
 def deck_check(event_id: int) -> Any:
     """Deck check at the table: the list shown against the locked one (a read; changes nothing)."""
-    event = _managed(event_id)
+    event = managed_event(event_id)
     session = get_session()
     try:
-        player = reg.get_registration(session=session, event=event, registration_id=_form_int("player"))
+        player = reg.get_registration(session=session, event=event, registration_id=form_int("player"))
         diff = reg.deck_difference(session=session, event=event, registration=player, text=request.form.get("deck", ""))
     except (LunzangError, DecklistError) as error:
         return failed(error, _dashboard(event_id))
@@ -223,7 +211,7 @@ def _confirmation(event: Event, action: str) -> Any:
     session = get_session()
     player = None
     if action in ("drop", "disqualify"):
-        player = reg.get_registration(session=session, event=event, registration_id=_form_int("player"))
+        player = reg.get_registration(session=session, event=event, registration_id=form_int("player"))
     lines = safety.consequences(session=session, event=event, action=action, registration=player)
     flagged = []
     if action == "finish" and event.store:
@@ -252,7 +240,7 @@ def _audit(event: Event, action: str, detail: str) -> None:
 def manage_action(event_id: int, action: str) -> Any:
     if action not in ACTIONS:
         abort(404)
-    event = _managed(event_id)
+    event = managed_event(event_id)
     session = get_session()
     form = request.form
     now = utcnow()
@@ -276,13 +264,13 @@ def manage_action(event_id: int, action: str) -> Any:
             flash(_("已重新开放报名，卡组可以修改"))
         elif action == "pair":
             seed_text = form.get("seed", "").strip()
-            seed = _form_int("seed", high=running.MAX_SEED) if seed_text else secrets.randbelow(running.MAX_SEED)
+            seed = form_int("seed", high=running.MAX_SEED) if seed_text else secrets.randbelow(running.MAX_SEED)
             round_row, _tables = running.pair_next_round(session=session, event=event, seed=seed, now=now)
             _audit(event, action, f"第 {round_row.number} 轮配对（种子 {seed}）")
             flash(_("第 %(n)d 轮已配对（种子 %(seed)d）", n=round_row.number, seed=seed))
         elif action == "result":
-            match = running.get_match(session=session, event=event, round_number=_form_int("round"),
-                                      table=_form_int("table"))  # fmt: skip
+            match = running.get_match(session=session, event=event, round_number=form_int("round"),
+                                      table=form_int("table"))  # fmt: skip
             corrected = match.reported
             wins_a, wins_b, draws = _score()
             running.record_result(session=session, event=event, match=match, wins_a=wins_a, wins_b=wins_b,
@@ -293,17 +281,17 @@ def manage_action(event_id: int, action: str) -> Any:
             flash(_("第 %(t)d 桌结果已录入", t=match.table_number))
             return _after_result(event, match)
         elif action == "confirm":
-            match = running.confirm_report(session=session, event=event, report_id=_form_int("report"), now=now)
+            match = running.confirm_report(session=session, event=event, report_id=form_int("report"), now=now)
             flash(_("结果已确认"))
             return _after_result(event, match)
         elif action == "swap":
-            first = reg.get_registration(session=session, event=event, registration_id=_form_int("first"))
-            second = reg.get_registration(session=session, event=event, registration_id=_form_int("second"))
+            first = reg.get_registration(session=session, event=event, registration_id=form_int("first"))
+            second = reg.get_registration(session=session, event=event, registration_id=form_int("second"))
             running.swap_players(session=session, event=event, first=first, second=second,
                                  by_user_id=current_user.id, now=now)  # fmt: skip
             flash(_("已交换配对（已记录）"))
         elif action in ("drop", "undrop", "disqualify"):
-            player = reg.get_registration(session=session, event=event, registration_id=_form_int("player"))
+            player = reg.get_registration(session=session, event=event, registration_id=form_int("player"))
             if action == "drop":
                 reg.drop_player(session=session, event=event, registration=player)
                 _audit(event, action, f"{player.player_name} 从第 {player.dropped_from} 轮起退赛")
@@ -340,11 +328,11 @@ def manage_action(event_id: int, action: str) -> Any:
             _audit(event, action, f"增加一轮：共 {event.rounds} 轮")
             flash(_("已增加一轮：共 %(n)d 轮", n=event.rounds))
         elif action == "prizes":
-            table = {0: _form_int("others")}
+            table = {0: form_int("others")}
             for place in (1, 2, 3, 4):
                 raw = form.get(f"place_{place}", "").strip()
                 if raw:
-                    table[place] = _form_int(f"place_{place}")
+                    table[place] = form_int(f"place_{place}")
             reg.set_prize_table(session=session, event=event, prizes=table)
             flash(_("奖励表已更新"))
             back = url_for("events.manage", event_id=event_id, tab="settings")
@@ -372,7 +360,7 @@ def _score() -> tuple[int, int, int]:
         if score not in SCORES:
             raise reg.EventError(Message("未知的比分按钮", "unknown result button"))
         return SCORES[score]
-    return _form_int("wins_a"), _form_int("wins_b"), _form_int("draws", 0)
+    return form_int("wins_a"), form_int("wins_b"), form_int("draws", 0)
 
 
 def _after_result(event: Event, match: Any) -> Any:
@@ -408,10 +396,10 @@ def _edit(event: Event) -> list[str]:
         except ValueError as error:
             raise reg.EventError(Message("日期应为 YYYY-MM-DD", "the date must be YYYY-MM-DD")) from error
     if "rounds" in form:
-        changes["rounds"] = _form_int("rounds") if form.get("rounds", "").strip() else None
+        changes["rounds"] = form_int("rounds") if form.get("rounds", "").strip() else None
     for key in ("round_minutes", "top_cut"):
         if key in form:
-            changes[key] = _form_int(key)
+            changes[key] = form_int(key)
     if "deadline" in form:
         text = form.get("deadline", "").strip()
         try:

@@ -8,7 +8,6 @@ the organiser publishes them (or when they manage the event).
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 from flask import Response, abort, flash, jsonify, redirect, render_template, request, url_for
@@ -16,21 +15,21 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
+from catalog.collection.saved_decks import get_deck, list_decks
 from catalog.decks.check import game_formats
 from catalog.decks.lists import DecklistError
-from catalog.decks.saved import get_deck, list_decks
 from catalog.errors import LunzangError
-from catalog.events import prizes, running, seasons, stores, views
+from catalog.events import prizes, reads, running, seasons, stores
 from catalog.events import registration as reg
 from catalog.events.export import season_csv, season_workbook
 from catalog.events.pairing import PAIRING_SYSTEMS
 from catalog.events.standings import TIEBREAKERS
 from catalog.games import GAMES
 from catalog.models import Event
-from catalog.numbers import INT32, parse_int
 from catalog.text import fold
 from webapp.db import get_session
 from webapp.events import bp
+from webapp.events.common import failed, form_int, load_event, qr_svg
 from webapp.helpers import localized, utcnow
 
 
@@ -44,33 +43,6 @@ KIND_NAMES = {"monthly": N_("月赛"), "bawang": N_("霸王赛"), "qualifier": N
 
 def user() -> Any:
     return current_user if current_user.is_authenticated else None
-
-
-def load_event(event_id: int, *, lock: bool = False) -> Event:
-    try:
-        return reg.get_event(session=get_session(), event_id=event_id, lock=lock)
-    except reg.EventNotFound as missing:
-        abort(404, localized(missing))
-
-
-def failed(error: LunzangError | DecklistError, target: str) -> Any:
-    """Undo the request's writes, show the message, go back (nothing changed)."""
-    get_session().rollback()
-    if isinstance(error, LunzangError) and error.status == 403:
-        abort(403, localized(error))  # another store's business: refused outright, nothing changed
-    if isinstance(error, DecklistError):
-        lines = [
-            f"{_('第 %(n)d 行', n=p.line)}：{localized_problem(p)}" if p.line else localized_problem(p)
-            for p in error.problems
-        ]
-        flash("；".join(lines[:10]), "error")
-    else:
-        flash(localized(error), "error")
-    return redirect(target, code=303)
-
-
-def localized_problem(problem: Any) -> str:
-    return str(problem.message.en if str(get_locale()) == "en" else problem.message.zh)
 
 
 def state_name(event: Event) -> str:
@@ -92,8 +64,8 @@ def index() -> Any:
     session = get_session()
     return render_template(
         "events/index.html",
-        events=views.list_events(session=session),
-        seasons=views.list_seasons(session=session),
+        events=reads.list_events(session=session),
+        seasons=reads.list_seasons(session=session),
         games=GAMES,
         can_create=bool(user() and user().role in ("organizer", "admin")),
     )
@@ -104,22 +76,22 @@ def event_page(event_id: int) -> Any:
     session = get_session()
     event = load_event(event_id)
     me = user()
-    mine = views.my_registration(session=session, event=event, user_id=me.id) if me else None
-    current = views.round_view(session=session, event=event)
+    mine = reads.my_registration(session=session, event=event, user_id=me.id) if me else None
+    current = reads.round_view(session=session, event=event)
     table = running.standings(session=session, event=event)
     final = prizes.placings(session=session, event=event) if event.state == "finished" else []
     return render_template(
         "events/event.html",
         final=final,
         my_placing=next((p for p in final if mine and p.registration.id == mine.id), None),
-        version=views.page_version(session=session, event=event),
+        version=reads.page_version(session=session, event=event),
         flags=_flags(session, event, me),
         event=event,
         game=GAMES.get(event.game),
         format_label=_format_label(session, event),
         current=current,
         standings=table,
-        total_rounds=views.total_rounds(session=session, event=event),
+        total_rounds=reads.total_rounds(session=session, event=event),
         mine=mine,
         my_table=next((t for t in current.tables if mine and mine.id in (t.a.id, t.b.id if t.b else None)), None)
         if current
@@ -128,7 +100,7 @@ def event_page(event_id: int) -> Any:
         owned_decks=_owned_decks(session, event, me),
         manages=reg.can_manage(event, me),
         locked=reg.decks_locked(event, utcnow()),
-        season=views.season_of(session=session, event=event),
+        season=reads.season_of(session=session, event=event),
         prizes=reg.prize_table(session=session, event=event),
         now=utcnow(),
         tiebreak=TIEBREAKERS[event.tiebreakers],
@@ -155,20 +127,11 @@ def _format_label(session: Any, event: Event) -> str:
     return names.get(event.format_code, event.format_code)
 
 
-def qr_svg(url: str) -> str:
-    """The QR code of ``url`` as inline SVG (segno: pure Python)."""
-    import segno
-
-    out = io.BytesIO()
-    segno.make(url, error="m").save(out, kind="svg", scale=4, xmldecl=False, svgns=True, title=url)
-    return out.getvalue().decode("utf-8")
-
-
 @bp.get("/events/<int:event_id>/version")
 def event_version(event_id: int) -> Any:
     """What the public page shows, as a short string: its script reloads when this changes."""
     event = load_event(event_id)
-    response = jsonify({"version": views.page_version(session=get_session(), event=event)})
+    response = jsonify({"version": reads.page_version(session=get_session(), event=event)})
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -178,7 +141,7 @@ def pairings(event_id: int) -> Any:
     """Printable pairings (A4): by table, or alphabetically by name for the wall."""
     event = load_event(event_id)
     number = _int_arg("round")
-    current = views.round_view(session=get_session(), event=event, number=number)
+    current = reads.round_view(session=get_session(), event=event, number=number)
     if current is None or not current.tables:
         abort(404, _("这一轮还没有配对"))
     by = "name" if request.args.get("by") == "name" else "table"
@@ -190,7 +153,7 @@ def pairings(event_id: int) -> Any:
 def slips(event_id: int) -> Any:
     """Match result slips for a round (one per table, to cut out)."""
     event = load_event(event_id)
-    current = views.round_view(session=get_session(), event=event, number=_int_arg("round"))
+    current = reads.round_view(session=get_session(), event=event, number=_int_arg("round"))
     if current is None or not current.tables:
         abort(404, _("这一轮还没有配对"))
     return render_template("events/slips.html", event=event, current=current)
@@ -226,7 +189,7 @@ def decklists(event_id: int) -> Any:
     if event.lists_published or reg.can_manage(event, me):
         shown = reg.registrations(session=session, event=event)
     else:
-        mine = views.my_registration(session=session, event=event, user_id=me.id) if me else None
+        mine = reads.my_registration(session=session, event=event, user_id=me.id) if me else None
         shown = [mine] if mine else []
     return render_template("events/decks.html", event=event, shown=shown, published=event.lists_published)
 
@@ -255,7 +218,7 @@ def _owned_decks(session: Any, event: Any, me: Any) -> list[Any]:
     """A signed-in player's own decks of the event's game that can be registered (issue 30)."""
     if me is None or getattr(GAMES.get(event.game), "write_deck", None) is None:
         return []
-    from catalog.decks.owned import my_decks
+    from catalog.collection.owned_decks import my_decks
 
     return [v for v in my_decks(session=session, user_id=me.id, now=utcnow()) if not v.locked and not v.held]
 
@@ -274,7 +237,7 @@ def change_deck(event_id: int) -> Any:
     session = get_session()
     event = load_event(event_id, lock=True)
     back = url_for("events.event_page", event_id=event_id)
-    mine = views.my_registration(session=session, event=event, user_id=current_user.id)
+    mine = reads.my_registration(session=session, event=event, user_id=current_user.id)
     if mine is None:
         abort(404, _("你没有报名这场赛事"))
     try:
@@ -294,24 +257,15 @@ def report(event_id: int) -> Any:
     back = url_for("events.event_page", event_id=event_id)
     try:
         number = reg.last_round(session=session, event=event)
-        match = running.get_match(session=session, event=event, round_number=number, table=_form_int("table"))
+        match = running.get_match(session=session, event=event, round_number=number, table=form_int("table"))
         running.report_as_player(
-            session=session, event=event, match=match, user_id=current_user.id, wins_a=_form_int("wins_a"),
-            wins_b=_form_int("wins_b"), draws=_form_int("draws", 0), now=utcnow(),
+            session=session, event=event, match=match, user_id=current_user.id, wins_a=form_int("wins_a"),
+            wins_b=form_int("wins_b"), draws=form_int("draws", 0), now=utcnow(),
         )  # fmt: skip
     except LunzangError as error:
         return failed(error, back)
     flash(_("结果已提交，等待主办者确认"))
     return redirect(back, code=303)
-
-
-def _form_int(name: str, default: int | None = None, *, high: int = INT32) -> int:
-    """A whole number from the form (ASCII digits, at most ``high`` either way: by default an
-    integer column's bound, as ids are), else BadNumber; the domain checks each field's range."""
-    raw = request.form.get(name, "").strip()
-    if not raw and default is not None:
-        return default
-    return parse_int(raw, field=name, low=-high, high=high)
 
 
 @bp.get("/events/mine")
@@ -320,7 +274,7 @@ def mine() -> Any:
     session = get_session()
     return render_template(
         "events/mine.html",
-        rows=views.events_of_user(session=session, user_id=current_user.id),
+        rows=reads.events_of_user(session=session, user_id=current_user.id),
         balances=[
             (b, prizes.history(session=session, store_key=b.store_key, player_key=b.player_key)[:50])
             for b in prizes.balances(session=session, user_id=current_user.id)
@@ -374,6 +328,3 @@ def exchange(store: str) -> Any:
         balances=prizes.balances(session=session, store=store[:100]) if manages else [],
         today=today,
     )
-
-
-from webapp.events import downloads, manage  # noqa: E402,F401

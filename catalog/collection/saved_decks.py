@@ -9,12 +9,12 @@ from typing import Any
 from sqlalchemy import select
 from sqlmodel import Session
 
-from catalog.collection.tables import DECK, GAME
 from catalog.collection.wants import NotFound, list_wants, owned_by_card, set_want
 from catalog.decks.check import DeckCheckError, check_parsed, game_slug, load_format, load_pool
 from catalog.decks.lists import CardPool, parse_decklist, resolve
 from catalog.errors import LunzangError, Message
 from catalog.models import SavedDeck
+from catalog.models.columns import DECK, GAME
 from catalog.rules import FormatSpec, Verdict
 
 MAX_DECK_TEXT = 20_000

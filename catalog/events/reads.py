@@ -11,8 +11,8 @@ from sqlmodel import Session
 
 from catalog.events.registration import last_round, planned_rounds, registrations
 from catalog.events.running import matches, standings
-from catalog.events.tables import EVENT, REG, ROUND
 from catalog.models import Event, Match, PairingChange, Registration, Round, Season
+from catalog.models.event_columns import EVENT, REG, ROUND
 
 
 @dataclass(frozen=True)
@@ -77,10 +77,6 @@ def round_view(*, session: Session, event: Event, number: int | None = None) -> 
         for m in matches(session=session, event=event, round_number=number)
     ]
     return RoundView(number, row, tables)
-
-
-def rounds_of(*, session: Session, event: Event) -> list[Round]:
-    return list(session.scalars(select(Round).where(ROUND.event_id == event.id).order_by(ROUND.number)))
 
 
 def pairing_changes(*, session: Session, event: Event) -> list[PairingChange]:

@@ -17,9 +17,9 @@ from catalog.collection.listing import (
     collection_page,
     totals,
 )
-from catalog.collection.tables import CARD, GAME, IMPORT, ITEM, LEDGER, PRINTING, SET
 from catalog.games import GAMES
 from catalog.models import Card, CardSet, CollectionImport, Game, Printing
+from catalog.models.columns import CARD, GAME, IMPORT, ITEM, LEDGER, PRINTING, SET
 
 # The page and the totals live in listing.py.
 __all__ = ["MAX_PER_PAGE", "ItemRow", "Page", "Totals", "collection_page", "totals"]

@@ -15,11 +15,11 @@ from typing import Any
 from sqlalchemy import and_, bindparam, func, or_, select
 from sqlmodel import Session, col
 
-from catalog.collection.tables import CARD, GAME, PRINTING, SET, USER
 from catalog.models import Card, CardSet, Game, Printing, Trade, TradeEvent
+from catalog.models.columns import CARD, GAME, PRINTING, SET, USER
+from catalog.models.trade_columns import EVENT, FINAL, LINE, LINE_T, OFFERED, SHIPPING, TRADE
 from catalog.trading.offers import effective_status, not_found
 from catalog.trading.reservation import Key, aware
-from catalog.trading.tables import EVENT, FINAL, LINE, LINE_T, OFFERED, SHIPPING, TRADE
 
 STATUS_FILTERS = ("proposed", "countered", "accepted", "completed", "declined", "cancelled", "expired", "disputed")
 TABS = ("incoming", "outgoing", "attention", "history")
@@ -218,12 +218,6 @@ def _view(trade: Trade, names: dict[int, str], lines: dict[int, list[LineView]],
         names.get(trade.author_id, "?"),
         lines,
     )
-
-
-def version_lines(*, session: Session, trade: Trade, version: int) -> dict[int, list[LineView]]:
-    """The lines of an earlier version (the trade page shows what changed)."""
-    assert trade.id is not None
-    return _line_views(session, [trade.id], {trade.id: version}).get(trade.id, {})
 
 
 def _needs_me(user_id: Any, now: datetime) -> Any:

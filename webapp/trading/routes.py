@@ -34,11 +34,11 @@ from catalog.trading.balance import PriceListError, balance_of, import_prices
 from catalog.trading.errors import TradeConflict
 from catalog.trading.lines import MAX_QUANTITY
 from catalog.trading.matching import find_matches
+from catalog.trading.reads import TABS, action_count, list_trades, offerable, trade_view
 from catalog.trading.reputation import feedback_given, leave_feedback, reputation_of
-from catalog.trading.views import TABS, action_count, list_trades, offerable, trade_view
 from webapp.db import get_session
 from webapp.helpers import localized, trade_settings, utcnow
-from webapp.trades import bp
+from webapp.trading import bp
 
 MAX_FIELDS = 400
 
@@ -305,7 +305,7 @@ def counter_post(trade_id: int) -> Any:
 def _kept_decks(session: Any, trade_id: int) -> dict[str, list[int]]:
     """The whole decks of the current version (issue 30): the card form does not edit them, so a
     counter keeps them on both sides instead of dropping them."""
-    from catalog.decks.owned import deck_lines_of
+    from catalog.collection.owned_decks import deck_lines_of
     from catalog.models import Trade
 
     trade = session.get(Trade, trade_id)
@@ -377,7 +377,7 @@ def act(trade_id: int, action: str) -> Any:
 @bp.get("/trades/matches")
 @login_required
 def matches() -> Any:
-    from catalog.trading.views import describe_lines
+    from catalog.trading.reads import describe_lines
 
     session = get_session()
     found = find_matches(session=session, user_id=_me(), now=utcnow())

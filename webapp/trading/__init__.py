@@ -10,7 +10,7 @@ bp = Blueprint("trades", __name__)
 
 def blueprint() -> Blueprint:
     """The blueprint with its pages, imported here when the app registers it (issue 17), not
-    with the package: ``lunzang trades`` (:mod:`webapp.trades.cli`) needs none of them."""
-    from webapp.trades import routes  # noqa: F401
+    with the package: ``lunzang trades`` (:mod:`webapp.trading.cli`) needs none of them."""
+    from webapp.trading import routes  # noqa: F401
 
     return bp

@@ -1,4 +1,6 @@
-"""Thin views over catalog.collection.wants: the want list, the have list, the public profile.
+"""Trading lists on the web (catalog.collection.wants): the want list, the have list with the
+keep-N rule, and the public profile showing both when the user made them public. Their own
+blueprint, ``wants``: their URLs (/wants, /haves, /u/<name>) are not under /collection.
 
 Every page but the profile is the signed-in user's own; the ids in the URLs are checked
 against the owner by the domain functions (another user's id → 404, nothing changed).
@@ -8,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
@@ -18,12 +20,18 @@ from catalog.collection import wants as want_lists
 from catalog.errors import LunzangError
 from catalog.games import GAMES
 from catalog.numbers import INT32, BadNumber, parse_int
-from webapp import game_name
 from webapp.db import get_session
 from webapp.helpers import condition_choices, localized, safe_next, utcnow
-from webapp.wants import bp
+from webapp.wording import game_name
+
+bp = Blueprint("wants", __name__)
 
 MAX_KEEP = 1000
+
+
+def blueprint() -> Blueprint:
+    """The blueprint, registered by the app as every area's (its pages are this module's)."""
+    return bp
 
 
 def _user_id() -> int:

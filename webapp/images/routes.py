@@ -21,9 +21,9 @@ from catalog.games import GAMES
 from catalog.images import keys as images
 from catalog.lookup import UnknownPrinting, find_printing
 from catalog.models import Card, CardSet, Printing, PrintingScan
-from webapp.cards import bp
 from webapp.db import get_session
 from webapp.helpers import cache_dir, scan_dir
+from webapp.images import bp
 
 MIMETYPES = {"webp": "image/webp", "png": "image/png"}
 
@@ -78,7 +78,7 @@ def card_image_url(game: str, card: Card, printing: Printing, card_set: CardSet,
     module = GAMES[game]
     version = f"scan-{scan[:16]}" if scan else images.image_version(card, printing, card_set, module)
     filename = f"{printing.number}.{size}.webp"
-    return url_for("cards.card_image", game_slug=game, set_code=card_set.code, filename=filename, v=version)
+    return url_for("images.card_image", game_slug=game, set_code=card_set.code, filename=filename, v=version)
 
 
 @bp.app_template_global()

@@ -1,4 +1,4 @@
-"""Core column collections of the trading tables (typed for mypy), as catalog.collection.tables."""
+"""Core column collections of the trading tables (typed for mypy), as catalog.models.columns; the trade states."""
 
 from __future__ import annotations
 

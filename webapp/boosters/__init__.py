@@ -7,7 +7,7 @@ bp = Blueprint("packs", __name__, url_prefix="/packs")
 
 def blueprint() -> Blueprint:
     """The blueprint with its pages, imported here when the app registers it (issue 17), not
-    with the package: ``lunzang packs`` (:mod:`webapp.packs.cli`) needs none of them."""
-    from webapp.packs import routes  # noqa: F401
+    with the package: ``lunzang packs`` (:mod:`webapp.boosters.cli`) needs none of them."""
+    from webapp.boosters import routes  # noqa: F401
 
     return bp

@@ -1,4 +1,4 @@
-"""Core column collections of the event tables, for typed queries (like catalog.collection.tables)."""
+"""Core column collections of the event tables, for typed queries (as catalog.models.columns)."""
 
 from __future__ import annotations
 

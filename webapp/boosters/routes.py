@@ -20,10 +20,10 @@ from catalog import boosters
 from catalog.collection.openings import OpeningAlreadyAdded, add_opening_once, opening_added
 from catalog.games import GAMES
 from webapp.answers import alike, cached
+from webapp.boosters import bp
+from webapp.boosters.charts import histogram_svg
 from webapp.db import get_session
 from webapp.helpers import utcnow
-from webapp.packs import bp
-from webapp.packs.charts import histogram_svg
 
 # The web is gentler than the CLI: completion runs inside a request.
 WEB_MAX_TRIALS = 20_000
@@ -163,7 +163,7 @@ def complete(game_slug: str, code: str) -> Any:
         return redirect(url_for("packs.complete", game_slug=game_slug, code=model.set_code, **again))
     owned = None
     if mine:  # issue 33 §7: how many more boxes, given what I own (every grade counts)
-        from catalog.collection.views import owned_counts
+        from catalog.collection.reads import owned_counts
 
         ids = [p.id for p in model.printings]
         have = owned_counts(session=get_session(), user_id=int(current_user.id), printing_ids=ids)

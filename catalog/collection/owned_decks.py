@@ -14,7 +14,7 @@ import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from sqlalchemy import select
 from sqlmodel import Session, col
@@ -23,6 +23,7 @@ from catalog.decks.check import DeckCheck, check_decklists
 from catalog.errors import LunzangError, Message
 from catalog.games import GAMES
 from catalog.models import DeckLedger, DeckRecord, Event, Game, OwnedDeck, Registration, Trade, TradeDeckLine
+from catalog.models.trade_columns import OPEN
 from catalog.rules import ERROR
 
 MAX_DECKS_PER_FILE = 100
@@ -195,8 +196,6 @@ def held_ids(
     session: Session, owned_ids: Iterable[int], *, now: datetime, exclude_trade_id: int | None = None
 ) -> set[int]:
     """The copies in an open offer (proposed, countered, accepted and not yet settled)."""
-    from catalog.trading.tables import OPEN
-
     ids = list(owned_ids)
     if not ids:
         return set()
@@ -211,9 +210,12 @@ def held_ids(
     )
     if exclude_trade_id is not None:
         query = query.where(col(Trade.id) != exclude_trade_id)
-    from catalog.trading.reservation import aware
-
-    return {i for i, status, expires in session.execute(query) if status == "accepted" or aware(expires) > now}
+    # SQLite hands datetimes back without their (UTC) offset.
+    return {
+        i
+        for i, status, expires in session.execute(query)
+        if status == "accepted" or (expires if expires.tzinfo else expires.replace(tzinfo=UTC)) > now
+    }
 
 
 def set_for_trade(*, session: Session, user_id: int, owned_id: int, for_trade: bool) -> OwnedDeck:
