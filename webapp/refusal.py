@@ -5,9 +5,9 @@ A view does its work and lets a :class:`~catalog.errors.LunzangError` (or the AP
 errors) marks the request refused, rolls its session back and answers:
 
 - under ``/api/``: the JSON ``{"error": {code, message, message_en}}`` with the error's status;
-- on a page decorated with :func:`answers_refusal`: the page's own answer (a flash and a redirect
-  back, or the form again with its message and status), built after the rollback so it reads
-  what is stored;
+- on a page that declared its answer (:func:`on_refusal` in the view before the work, or the
+  :func:`answers_refusal` decorator): that answer — a flash and a redirect back, or the form
+  again with its message and status — built after the rollback so it reads what is stored;
 - on any other page: the site's error page with the message and the error's status.
 
 What commits (:mod:`webapp.db`): a request's transaction commits only when nothing refused it —
@@ -21,10 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
-from flask import Flask, flash, g, redirect, render_template, request
+from flask import Flask, current_app, flash, g, redirect, render_template, request
 from flask_babel import gettext as _
+from werkzeug.exceptions import HTTPException
 
 from catalog.errors import LunzangError
 
@@ -50,6 +51,13 @@ def refused() -> bool:
     return bool(g.get(_REFUSED))
 
 
+def on_refusal(answer: PageAnswer) -> None:
+    """Declare, in a page view before its work, how the page answers a domain error raised from
+    here on: ``answer(error)`` runs in the app-wide handler after the rollback. A later call
+    replaces the answer (a view whose way back depends on what it was asked to do)."""
+    setattr(g, _ANSWER, answer)
+
+
 def answers_refusal(answer: PageAnswer) -> Callable[[F], F]:
     """Declare how a page answers a domain error its view raises: ``answer(error)`` runs in the
     app-wide handler after the rollback. Without it a page answers with the error page."""
@@ -57,22 +65,23 @@ def answers_refusal(answer: PageAnswer) -> Callable[[F], F]:
     def decorate(view: F) -> F:
         @wraps(view)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            setattr(g, _ANSWER, answer)
+            on_refusal(answer)
             return view(*args, **kwargs)
 
-        return wrapper  # type: ignore[return-value]
+        return cast(F, wrapper)
 
     return decorate
 
 
-def flash_back(target: Callable[[], str], *, code: int = 303) -> PageAnswer:
-    """A page answer: the error's message flashed, then a redirect to ``target()``."""
+def flash_back(target: str | Callable[[], str], *, code: int = 303) -> PageAnswer:
+    """A page answer: the error's message flashed, then a redirect to ``target()`` (a URL or a
+    function returning one, called after the rollback)."""
 
     def answer(error: LunzangError) -> Any:
         from webapp.helpers import localized
 
         flash(localized(error), "error")
-        return redirect(target(), code=code)
+        return redirect(target if isinstance(target, str) else target(), code=code)
 
     return answer
 
@@ -90,7 +99,10 @@ def handle_domain_error(error: LunzangError) -> Any:
         return domain_error_json(error)
     answer: PageAnswer | None = g.get(_ANSWER)
     if answer is not None:
-        return answer(error)
+        try:
+            return answer(error)
+        except HTTPException as refused_outright:  # an answer may abort (403): as a view's abort
+            return current_app.handle_http_exception(refused_outright)
     from webapp.helpers import localized
 
     return render_template("error.html", title=_("无法处理的输入"), message=localized(error)), error.status

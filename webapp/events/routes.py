@@ -32,6 +32,7 @@ from catalog.text import fold
 from webapp.db import get_session
 from webapp.events import bp
 from webapp.helpers import localized, utcnow
+from webapp.refusal import on_refusal
 
 
 def N_(text: str) -> str:  # the gettext marker Babel extracts: translated where shown
@@ -53,10 +54,15 @@ def load_event(event_id: int, *, lock: bool = False) -> Event:
         abort(404, localized(missing))
 
 
-def failed(error: LunzangError | DecklistError, target: str) -> Any:
-    """Undo the request's writes, show the message, go back (nothing changed)."""
-    get_session().rollback()
-    if isinstance(error, LunzangError) and error.status == 403:
+def goes_back(target: str) -> None:
+    """This page's answer to a refusal (:mod:`webapp.refusal`): the message flashed, back to
+    ``target``; nothing the request wrote is kept."""
+    on_refusal(lambda error: failed(error, target))
+
+
+def failed(error: LunzangError, target: str) -> Any:
+    """Show a refusal's message and go back (the request's writes are already undone)."""
+    if error.status == 403:
         abort(403, localized(error))  # another store's business: refused outright, nothing changed
     if isinstance(error, DecklistError):
         lines = [
@@ -238,15 +244,13 @@ def register(event_id: int) -> Any:
     session = get_session()
     event = load_event(event_id, lock=True)
     back = url_for("events.event_page", event_id=event_id)
-    try:
-        owned = request.form.get("owned_deck", "").strip()
-        text = "" if owned.isdigit() else _deck_text_from_form()
-        entry = reg.register_player(
-            session=session, event=event, player_name=current_user.username, now=utcnow(), user_id=current_user.id,
-            deck_text=text or None, owned_deck_id=int(owned) if owned.isdigit() else None,
-        )  # fmt: skip
-    except (LunzangError, DecklistError) as error:
-        return failed(error, back)
+    goes_back(back)
+    owned = request.form.get("owned_deck", "").strip()
+    text = "" if owned.isdigit() else _deck_text_from_form()
+    entry = reg.register_player(
+        session=session, event=event, player_name=current_user.username, now=utcnow(), user_id=current_user.id,
+        deck_text=text or None, owned_deck_id=int(owned) if owned.isdigit() else None,
+    )  # fmt: skip
     flash(_("报名成功") if entry.legal is not False else _("报名成功，但卡组不合法：请在截止前修改"))
     return redirect(back, code=303)
 
@@ -277,10 +281,8 @@ def change_deck(event_id: int) -> Any:
     mine = views.my_registration(session=session, event=event, user_id=current_user.id)
     if mine is None:
         abort(404, _("你没有报名这场赛事"))
-    try:
-        reg.set_deck(session=session, event=event, registration=mine, text=_deck_text_from_form(), now=utcnow())
-    except (LunzangError, DecklistError) as error:
-        return failed(error, back)
+    goes_back(back)
+    reg.set_deck(session=session, event=event, registration=mine, text=_deck_text_from_form(), now=utcnow())
     flash(_("卡组已更新"))
     return redirect(back, code=303)
 
@@ -292,15 +294,13 @@ def report(event_id: int) -> Any:
     session = get_session()
     event = load_event(event_id, lock=True)
     back = url_for("events.event_page", event_id=event_id)
-    try:
-        number = reg.last_round(session=session, event=event)
-        match = running.get_match(session=session, event=event, round_number=number, table=_form_int("table"))
-        running.report_as_player(
-            session=session, event=event, match=match, user_id=current_user.id, wins_a=_form_int("wins_a"),
-            wins_b=_form_int("wins_b"), draws=_form_int("draws", 0), now=utcnow(),
-        )  # fmt: skip
-    except LunzangError as error:
-        return failed(error, back)
+    goes_back(back)
+    number = reg.last_round(session=session, event=event)
+    match = running.get_match(session=session, event=event, round_number=number, table=_form_int("table"))
+    running.report_as_player(
+        session=session, event=event, match=match, user_id=current_user.id, wins_a=_form_int("wins_a"),
+        wins_b=_form_int("wins_b"), draws=_form_int("draws", 0), now=utcnow(),
+    )  # fmt: skip
     flash(_("结果已提交，等待主办者确认"))
     return redirect(back, code=303)
 
