@@ -22,6 +22,7 @@ from sqlmodel import Session
 from catalog.db import make_engine, writer
 
 READ_ONLY_METHODS = {"GET", "HEAD", "OPTIONS"}
+REFUSED = "lunzang_refused"  # the flag on ``g`` of a request that must not commit (webapp.refusal.refuse)
 
 
 def get_engine(app: Flask | None = None) -> Engine:
@@ -50,8 +51,9 @@ def get_session() -> Session:
     return g.db_session
 
 
-def _refused() -> bool:
-    return bool(g.get("lunzang_refused"))  # set by webapp.refusal.refuse
+def refused() -> bool:
+    """Whether this request was refused, so its transaction must not commit."""
+    return bool(g.get(REFUSED))
 
 
 def _close_session(error: BaseException | None = None) -> None:
@@ -59,7 +61,7 @@ def _close_session(error: BaseException | None = None) -> None:
     if session is None:
         return
     try:
-        if error is None and not _refused() and session.in_transaction():
+        if error is None and not refused() and session.in_transaction():
             session.commit()
         else:
             session.rollback()
@@ -82,8 +84,8 @@ def _commit_before_answering(response: Any) -> Any:
     session: Session | None = g.get("db_session")
     if session is None or not session.in_transaction():
         return response
-    if _refused() or response.status_code >= 400:
-        g.lunzang_refused = True  # nor does the teardown commit what the answer read afterwards
+    if refused() or response.status_code >= 400:
+        setattr(g, REFUSED, True)  # nor does the teardown commit what was read after this
         session.rollback()  # a refused request writes nothing, however its answer was made
         return response
     try:

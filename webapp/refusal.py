@@ -10,6 +10,11 @@ errors) marks the request refused, rolls its session back and answers:
   again with its message and status — built after the rollback so it reads what is stored;
 - on any other page: the site's error page with the message and the error's status.
 
+(The API blueprint answers its own ``ApiError`` and domain errors the same way:
+:func:`webapp.errors.domain_error_json` refuses the request first.) A page that shows its form
+again with what only the view holds may catch the error itself, but then calls :func:`refuse`
+before answering (the wants pages).
+
 What commits (:mod:`webapp.db`): a request's transaction commits only when nothing refused it —
 :func:`refuse` was not called — **and** its answer is below 400. A 4xx/5xx answer a view builds
 without raising (a form shown again with 400) is a refusal too and never commits what the view
@@ -24,15 +29,14 @@ from functools import wraps
 from typing import Any, TypeVar, cast
 
 from flask import Flask, current_app, flash, g, redirect, render_template, request
-from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
 
 from catalog.errors import LunzangError
+from webapp.db import REFUSED
 
 F = TypeVar("F", bound=Callable[..., Any])
 PageAnswer = Callable[[LunzangError], Any]
 
-_REFUSED = "lunzang_refused"
 _ANSWER = "lunzang_refusal_answer"
 
 
@@ -40,15 +44,10 @@ def refuse() -> None:
     """Mark the request refused (it will not commit) and undo its writes now, so whatever the
     answer reads next (the form again, the signed-in user) is what is stored. The session stays
     open: objects loaded in it reload from the database."""
-    setattr(g, _REFUSED, True)
+    setattr(g, REFUSED, True)
     session = g.get("db_session")
     if session is not None:
         session.rollback()
-
-
-def refused() -> bool:
-    """Whether this request was refused (so its transaction must not commit)."""
-    return bool(g.get(_REFUSED))
 
 
 def on_refusal(answer: PageAnswer) -> None:
@@ -103,6 +102,8 @@ def handle_domain_error(error: LunzangError) -> Any:
             return answer(error)
         except HTTPException as refused_outright:  # an answer may abort (403): as a view's abort
             return current_app.handle_http_exception(refused_outright)
+    from flask_babel import gettext as _  # here: webapp.db imports this module, the CLI's fast start too
+
     from webapp.helpers import localized
 
     return render_template("error.html", title=_("无法处理的输入"), message=localized(error)), error.status
