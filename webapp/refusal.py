@@ -29,6 +29,7 @@ from functools import wraps
 from typing import Any, TypeVar, cast
 
 from flask import Flask, current_app, flash, g, redirect, render_template, request
+from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
 
 from catalog.errors import LunzangError
@@ -102,8 +103,6 @@ def handle_domain_error(error: LunzangError) -> Any:
             return answer(error)
         except HTTPException as refused_outright:  # an answer may abort (403): as a view's abort
             return current_app.handle_http_exception(refused_outright)
-    from flask_babel import gettext as _  # here: webapp.db imports this module, the CLI's fast start too
-
     from webapp.helpers import localized
 
     return render_template("error.html", title=_("无法处理的输入"), message=localized(error)), error.status
