@@ -1,4 +1,8 @@
-"""The request's database session: one transaction per request (commit on success).
+"""The request's database session: one transaction per request, committed only on success.
+
+Success means nothing refused the request (:func:`webapp.refusal.refuse`, which the one handler
+of domain errors calls) and its answer is below 400: any other answer rolls back, whether a
+handler built it from an error or the view returned it (a form shown again with 400).
 
 Requests that may write (every method but GET/HEAD/OPTIONS) start their transaction as a
 writer (``catalog.db.writer``: ``BEGIN IMMEDIATE`` on SQLite), before their first read — the
@@ -18,6 +22,7 @@ from sqlmodel import Session
 from catalog.db import make_engine, writer
 
 READ_ONLY_METHODS = {"GET", "HEAD", "OPTIONS"}
+REFUSED = "lunzang_refused"  # the flag on ``g`` of a request that must not commit (webapp.refusal.refuse)
 
 
 def get_engine(app: Flask | None = None) -> Engine:
@@ -46,12 +51,17 @@ def get_session() -> Session:
     return g.db_session
 
 
+def refused() -> bool:
+    """Whether this request was refused, so its transaction must not commit."""
+    return bool(g.get(REFUSED))
+
+
 def _close_session(error: BaseException | None = None) -> None:
     session: Session | None = g.pop("db_session", None)
     if session is None:
         return
     try:
-        if error is None and session.in_transaction():
+        if error is None and not refused() and session.in_transaction():
             session.commit()
         else:
             session.rollback()
@@ -73,6 +83,10 @@ def _commit_before_answering(response: Any) -> Any:
     teardown after a success was already produced (a 500, or worse a 200 for a lost write)."""
     session: Session | None = g.get("db_session")
     if session is None or not session.in_transaction():
+        return response
+    if refused() or response.status_code >= 400:
+        setattr(g, REFUSED, True)  # nor does the teardown commit what was read after this
+        session.rollback()  # a refused request writes nothing, however its answer was made
         return response
     try:
         session.commit()

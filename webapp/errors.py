@@ -17,7 +17,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from werkzeug.exceptions import BadRequest, NotFound
 
 from catalog.errors import ConfigurationError, LunzangError
-from webapp import db
+from webapp import db, refusal
 
 RETRY_AFTER_SECONDS = 5  # told to clients when the database is busy or unreachable (503)
 
@@ -27,9 +27,11 @@ def error_body(code: str, message: str, message_en: str, **extra: Any) -> dict[s
 
 
 def domain_error_json(error: LunzangError) -> tuple[Any, int]:
-    """A domain error as the API's JSON answer, with its status; the request's writes are dropped
-    (the error is handled, so the request's teardown would otherwise commit them)."""
-    db.discard_session()
+    """A domain error as the API's JSON answer, with its status; the request is refused, its
+    writes dropped (:func:`webapp.refusal.refuse`)."""
+    from webapp.refusal import refuse
+
+    refuse()
     return jsonify(error_body(error.code, error.message.zh, error.message.en, **error.extra_json())), error.status
 
 
@@ -49,7 +51,7 @@ def _wants_api() -> bool:
 
 
 def init_app(app: Flask) -> None:
-    """Attach the app-wide handlers (404, 413, CSRF, rate limit, database unavailable)."""
+    """Attach the app-wide handlers (404, 413, domain errors, CSRF, rate limit, database unavailable)."""
 
     @app.errorhandler(404)
     def not_found(error: Any) -> Any:
@@ -78,19 +80,8 @@ def init_app(app: Flask) -> None:
             return error_body("too_large", zh, f"the request body is too large (limit {limit:.0f} MB)"), 413
         return render_template("error.html", title=_("文件太大"), message=zh), 413
 
-    @app.errorhandler(LunzangError)
-    def domain_error(error: LunzangError) -> Any:
-        # A domain error no view caught (a number that is not one: catalog.numbers.BadNumber):
-        # its own status and message, the request's writes dropped.
-        if _wants_api():
-            return domain_error_json(error)
-        from flask import g
-
-        from webapp.helpers import localized
-
-        if g.get("db_session") is not None:
-            g.db_session.rollback()  # kept: the page still shows the signed-in user
-        return render_template("error.html", title=_("无法处理的输入"), message=localized(error)), error.status
+    # A domain error: the request refused, its writes undone, one answer (webapp.refusal).
+    refusal.init_app(app)
 
     @app.errorhandler(ConfigurationError)
     def unavailable(error: ConfigurationError) -> Any:

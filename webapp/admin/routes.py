@@ -23,10 +23,11 @@ from sqlmodel import col, select
 from catalog import accounts, password_reset
 from catalog.errors import LunzangError
 from catalog.games import GAMES
-from catalog.lookup import UnknownPrinting, find_printing
+from catalog.lookup import find_printing
 from webapp.admin import bp
 from webapp.db import get_session
 from webapp.helpers import scan_dir, utcnow
+from webapp.refusal import flash_back, on_refusal
 
 
 def admin_required(view: Callable[..., Any]) -> Callable[..., Any]:
@@ -91,20 +92,21 @@ def upload_scan() -> Any:
         flash(_("请选择一个卡图文件（JPEG、PNG 或 WebP）。"), "error")
         return _page(400, **kept)
     session = get_session()
-    try:
-        printing = find_printing(session=session, number=number, game=game or None, set_code=set_code or None)
-        scans.add_scan(
-            session=session,
-            printing_id=printing.id,
-            data=scans.read_limited(upload.stream),
-            store_dir=scan_dir(),
-            uploaded_by=current_user.id,
-            now=utcnow(),
-        )
-    except (scans.ScanError, UnknownPrinting) as error:
-        session.rollback()  # nothing of the refused upload stays (the page then reads afresh)
+
+    def refused(error: LunzangError) -> Any:  # a scan or printing refused: nothing of the upload stays
         flash(_localized(error), "error")
         return _page(400, **kept)
+
+    on_refusal(refused)
+    printing = find_printing(session=session, number=number, game=game or None, set_code=set_code or None)
+    scans.add_scan(
+        session=session,
+        printing_id=printing.id,
+        data=scans.read_limited(upload.stream),
+        store_dir=scan_dir(),
+        uploaded_by=current_user.id,
+        now=utcnow(),
+    )
     flash(_("卡图已上传：%(number)s", number=printing.number))
     return redirect(url_for("admin.scans_page", uploaded=printing.id))
 
@@ -192,14 +194,10 @@ def set_user_role(user_id: int) -> Any:
         flash(_("请勾选“确认”后再修改角色。"), "error")
         return redirect(back)
     session = get_session()
-    try:
-        user = accounts.grant_role(
-            session=session, by=current_user, user_id=user_id, role=request.form.get("role", ""), now=utcnow()
-        )
-    except LunzangError as error:
-        session.rollback()
-        flash(_localized(error), "error")
-        return redirect(back)
+    on_refusal(flash_back(back, code=302))
+    user = accounts.grant_role(
+        session=session, by=current_user, user_id=user_id, role=request.form.get("role", ""), now=utcnow()
+    )
     flash(_("%(name)s 的角色现在是：%(role)s", name=user.username, role=role_names().get(user.role, user.role)))
     return redirect(back)
 
@@ -224,34 +222,29 @@ def store_action() -> Any:
     session = get_session()
     form = request.form
     action = form.get("action", "")
-    try:
-        if action == "create":
-            store = stores.create_store(
-                session=session, name=form.get("name", ""), city=form.get("city", ""), now=utcnow(),
-                prize_cap=_small_int(form.get("prize_cap", "20")),
+    on_refusal(flash_back(url_for("admin.stores_page")))  # why flashed, nothing changed
+    if action == "create":
+        store = stores.create_store(
+            session=session, name=form.get("name", ""), city=form.get("city", ""), now=utcnow(),
+            prize_cap=_small_int(form.get("prize_cap", "20")),
+        )  # fmt: skip
+        flash(_("已创建店铺：%(name)s", name=store.name))
+    elif action in ("cap", "staff", "unstaff"):
+        store = _store(session, form.get("store", ""))
+        if action == "cap":
+            stores.set_prize_cap(store=store, cap=_small_int(form.get("prize_cap", "")))
+            flash(_("%(name)s 每个名次最多 %(n)d 个白银宝箱", name=store.name, n=store.prize_cap))
+        elif action == "staff":
+            user = stores.add_staff(
+                session=session, by=current_user, store=store, username=form.get("username", "").strip()[:64],
+                now=utcnow(),
             )  # fmt: skip
-            flash(_("已创建店铺：%(name)s", name=store.name))
-        elif action in ("cap", "staff", "unstaff"):
-            store = _store(session, form.get("store", ""))
-            if action == "cap":
-                stores.set_prize_cap(store=store, cap=_small_int(form.get("prize_cap", "")))
-                flash(_("%(name)s 每个名次最多 %(n)d 个白银宝箱", name=store.name, n=store.prize_cap))
-            elif action == "staff":
-                user = stores.add_staff(
-                    session=session, by=current_user, store=store, username=form.get("username", "").strip()[:64],
-                    now=utcnow(),
-                )  # fmt: skip
-                flash(_("%(user)s 现在是 %(name)s 的店员", user=user.username, name=store.name))
-            else:
-                stores.remove_staff(
-                    session=session, by=current_user, store=store, user_id=_small_int(form.get("user", ""))
-                )
-                flash(_("已移除店员"))
+            flash(_("%(user)s 现在是 %(name)s 的店员", user=user.username, name=store.name))
         else:
-            abort(400)
-    except LunzangError as error:
-        session.rollback()
-        flash(_localized(error), "error")
+            stores.remove_staff(session=session, by=current_user, store=store, user_id=_small_int(form.get("user", "")))
+            flash(_("已移除店员"))
+    else:
+        abort(400)
     return redirect(url_for("admin.stores_page"), code=303)
 
 

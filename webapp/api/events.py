@@ -33,11 +33,9 @@ def event_errors() -> Iterator[None]:
     try:
         yield
     except DecklistError as error:
-        get_session().rollback()
         details = [{"line": p.line, "message": p.message.zh, "message_en": p.message.en} for p in error.problems]
         raise ApiError(422, "unreadable_decklist", error.message.zh, error.message.en, details=details) from error
     except LunzangError as error:
-        get_session().rollback()
         raise ApiError(error.status, error.code, error.message.zh, error.message.en) from error
 
 

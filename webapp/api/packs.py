@@ -12,7 +12,7 @@ from catalog.games import DEFAULT_GAME
 from webapp.api import ApiError, bp
 from webapp.api.auth import api_user
 from webapp.api.openapi import PATHS, SCHEMAS
-from webapp.db import discard_session, get_session
+from webapp.db import get_session
 from webapp.helpers import utcnow
 
 
@@ -52,7 +52,6 @@ def open_packs() -> Any:
         try:
             changes = add_opening_once(session=get_session(), user_id=user.id, opening=opening, now=utcnow())
         except OpeningAlreadyAdded as error:
-            discard_session()
             raise ApiError(409, error.code, error.message.zh, error.message.en) from error
         answer["collection"] = {"added": sum(c.delta for c in changes), "ref": opening_ref(opening)}
     return jsonify(answer)

@@ -36,7 +36,7 @@ from catalog.trading.reads import STATUS_FILTERS, TradeView, list_trades, trade_
 from webapp.api import ApiError, bp
 from webapp.api.auth import api_user, require_api_user
 from webapp.api.openapi import PATHS, SCHEMAS
-from webapp.db import discard_session, get_session
+from webapp.db import get_session
 from webapp.helpers import trade_settings, utcnow
 
 
@@ -46,19 +46,14 @@ def trade_errors() -> Iterator[None]:
     try:
         yield
     except Unavailable as error:
-        discard_session()
         raise ApiError(409, error.code, error.message.zh, error.message.en, lines=error.lines) from error
     except (TradeNotFound, UnknownUser) as error:
-        discard_session()
         raise ApiError(404, "not_found", error.message.zh, error.message.en) from error
     except TradeConflict as error:
-        discard_session()
         raise ApiError(409, error.code, error.message.zh, error.message.en) from error
     except DeckUnavailable as error:
-        discard_session()
         raise ApiError(409, error.code, error.message.zh, error.message.en) from error
     except LunzangError as error:
-        discard_session()
         raise ApiError(400, error.code, error.message.zh, error.message.en) from error
 
 

@@ -22,6 +22,7 @@ from webapp.db import get_session
 from webapp.extensions import client_address, limiter
 from webapp.helpers import localized, utcnow
 from webapp.mail import MailError, mail_configured, send_mail
+from webapp.refusal import on_refusal, refuse
 
 FORGOT_PER_ADDRESS = "5 per 15 minutes"
 # Both languages in one mail: the request that asks for it may not be in the reader's language.
@@ -72,7 +73,7 @@ def forgot_password() -> Any:
             try:
                 send_mail(to=user.email, subject="轮藏：重置密码 / Lunzang: reset your password", body=body)
             except MailError:
-                session.rollback()
+                refuse()  # no reset link stays open that nobody was sent
                 error = _("邮件发送失败，请稍后再试，或请管理员为你生成重置链接")
         sent = error is None
     status = 503 if error else (400 if form.errors else 200)
@@ -105,18 +106,19 @@ def reset_password_post(token: str) -> Any:
     if not form.validate_on_submit():
         return _reset_page(token, form, status=400)
     session = get_session()
-    try:
-        password_reset.reset_password(
-            session=session,
-            token=token,
-            password=form.new_password.data or "",
-            now=utcnow(),
-            hash_method=hash_method(),
-        )
-    except LunzangError as failure:
-        session.rollback()
+
+    def refused(failure: LunzangError) -> Any:
         gone = isinstance(failure, password_reset.ResetError)
         return _reset_page(token, form, status=410 if gone else 400, error=localized(failure))
+
+    on_refusal(refused)
+    password_reset.reset_password(
+        session=session,
+        token=token,
+        password=form.new_password.data or "",
+        now=utcnow(),
+        hash_method=hash_method(),
+    )
     if current_user.is_authenticated:
         logout_user()  # whoever was signed in here, the new password is to be used from now on
     flash(_("密码已重置，请用新密码登录；其他设备上的登录已失效，所有 API 令牌已吊销"))

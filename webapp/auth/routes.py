@@ -34,6 +34,7 @@ from webapp.auth.forms import (
 from webapp.db import get_session
 from webapp.extensions import client_address, limiter
 from webapp.helpers import localized, safe_next, utcnow
+from webapp.refusal import on_refusal
 
 SIGN_IN_PER_NAME = "5 per minute"
 SIGN_IN_PER_ADDRESS = "20 per minute"
@@ -164,17 +165,19 @@ def change_password() -> Any:
     form = ChangePasswordForm()
     if not form.validate_on_submit():
         return _account_page(status=400, password_form=form)
-    try:
-        user = accounts.change_password(
-            session=get_session(),
-            user=current_user,
-            old_password=form.old_password.data or "",
-            new_password=form.new_password.data or "",
-            hash_method=hash_method(),
-            now=utcnow(),
-        )
-    except LunzangError as failure:
+
+    def refused(failure: LunzangError) -> Any:
         return _account_page(status=400, password_form=form, error=localized(failure))
+
+    on_refusal(refused)
+    user = accounts.change_password(
+        session=get_session(),
+        user=current_user,
+        old_password=form.old_password.data or "",
+        new_password=form.new_password.data or "",
+        hash_method=hash_method(),
+        now=utcnow(),
+    )
     login_user(user)  # this session carries the new auth_version; every other one is signed out
     flash(_("密码已修改，其他设备上的登录已失效，所有 API 令牌已吊销"))
     return redirect(url_for("auth.account"))
@@ -200,10 +203,12 @@ def email() -> Any:
     form = EmailForm()
     if not form.validate_on_submit():
         return _account_page(status=400, email_form=form)
-    try:
-        user = password_reset.set_email(session=get_session(), user=current_user, email=form.email.data or "")
-    except LunzangError as failure:
+
+    def refused(failure: LunzangError) -> Any:
         return _account_page(status=400, email_form=form, error=localized(failure))
+
+    on_refusal(refused)
+    user = password_reset.set_email(session=get_session(), user=current_user, email=form.email.data or "")
     flash(_("电子邮件地址已保存") if user.email else _("已删除电子邮件地址"))
     return redirect(url_for("auth.account"))
 
@@ -215,10 +220,12 @@ def time_zone() -> Any:
     form = TimeZoneForm()
     if not form.validate_on_submit():
         return _account_page(status=400, zone_form=form)
-    try:
-        user = accounts.set_time_zone(session=get_session(), user=current_user, name=form.time_zone.data or "")
-    except LunzangError as failure:
+
+    def refused(failure: LunzangError) -> Any:
         return _account_page(status=400, zone_form=form, error=localized(failure))
+
+    on_refusal(refused)
+    user = accounts.set_time_zone(session=get_session(), user=current_user, name=form.time_zone.data or "")
     flash(_("时间将按 %(zone)s 显示", zone=accounts.time_zone_of(user)))
     return redirect(url_for("auth.account"))
 
@@ -231,15 +238,17 @@ def create_token() -> Any:
         return _account_page(status=400, token_form=form)
     if not accounts.check_password(user=current_user, password=form.password.data or ""):
         return _account_page(status=400, token_form=form, error=_("密码不正确，没有创建令牌"))
-    try:
-        _token, plaintext = accounts.issue_token(
-            session=get_session(),
-            user=current_user,
-            name=form.name.data or "",
-            now=utcnow(),
-        )
-    except LunzangError as failure:
+
+    def refused(failure: LunzangError) -> Any:
         return _account_page(status=400, token_form=form, error=localized(failure))
+
+    on_refusal(refused)
+    _token, plaintext = accounts.issue_token(
+        session=get_session(),
+        user=current_user,
+        name=form.name.data or "",
+        now=utcnow(),
+    )
     # Shown in this response only (not flashed: the session cookie is signed, not encrypted).
     return _account_page(status=201, new_token=plaintext)
 

@@ -50,6 +50,7 @@ from webapp.collection import bp
 from webapp.collection.rows import row_text, row_views, table_rows
 from webapp.db import get_session
 from webapp.helpers import localized, mark_error, safe_next, utcnow
+from webapp.refusal import answers_refusal
 
 PER_PAGE = 50
 SORTS = ("set", "name")
@@ -234,8 +235,8 @@ def _answer(result: ItemResult | None, message: str, error: LunzangError | None 
 
 
 def _refused(error: LunzangError) -> Any:
-    # Nothing of this request may be written (e.g. an item row a failed change inserted).
-    get_session().rollback()
+    """The answer to a refused change (:mod:`webapp.refusal`: nothing of it is written, not even
+    an item row a failed change inserted): JSON for scripts, else the flash and back."""
     return _answer(None, localized(error), error)
 
 
@@ -246,19 +247,17 @@ def _label(result: ItemResult) -> str:
 
 @bp.post("/items")
 @login_required
+@answers_refusal(_refused)
 def change_item() -> Any:
-    try:
-        delta = _form_int("delta", Message("数量变化必须是整数", "delta must be a whole number"))
-        result = change_printing(
-            session=get_session(),
-            user_id=current_user.id,
-            printing_id=_form_printing(),
-            delta=delta,
-            grade=_form_grade(),
-            now=utcnow(),
-        )
-    except LunzangError as error:
-        return _refused(error)
+    delta = _form_int("delta", Message("数量变化必须是整数", "delta must be a whole number"))
+    result = change_printing(
+        session=get_session(),
+        user_id=current_user.id,
+        printing_id=_form_printing(),
+        delta=delta,
+        grade=_form_grade(),
+        now=utcnow(),
+    )
     if delta > 0:
         message = _("已加入收藏：%(name)s ×%(count)d", name=_label(result), count=delta)
     elif delta < 0:
@@ -270,41 +269,37 @@ def change_item() -> Any:
 
 @bp.post("/items/trade")
 @login_required
+@answers_refusal(_refused)
 def change_trade() -> Any:
-    try:
-        for_trade = _form_int("for_trade", Message("可交换数量必须是整数", "for_trade must be a whole number"))
-        result = trade_printing(
-            session=get_session(),
-            user_id=current_user.id,
-            printing_id=_form_printing(),
-            for_trade=for_trade,
-            grade=_form_grade(),
-            now=utcnow(),
-        )
-    except LunzangError as error:
-        return _refused(error)
+    for_trade = _form_int("for_trade", Message("可交换数量必须是整数", "for_trade must be a whole number"))
+    result = trade_printing(
+        session=get_session(),
+        user_id=current_user.id,
+        printing_id=_form_printing(),
+        for_trade=for_trade,
+        grade=_form_grade(),
+        now=utcnow(),
+    )
     message = _("可交换数量已设为 %(count)d：%(name)s", count=result.change.for_trade_after, name=_label(result))
     return _answer(result, message)
 
 
 @bp.post("/items/note")
 @login_required
+@answers_refusal(_refused)
 def change_note() -> Any:
     session = get_session()
-    try:
-        printing = printing_info(session=session, printing_id=_form_printing())
-        grade = _form_grade()
-        note = request.form.get("note", "")
-        if len(note.strip()) > 500:
-            raise BadForm(Message("备注最多 500 个字", "a note holds at most 500 characters"))
-        if not set_note(
-            session=session, user_id=current_user.id, printing_id=printing.id, grade=grade, note=note, now=utcnow()
-        ):
-            raise UnknownPrinting(
-                Message("你的收藏里没有这一项，无法添加备注", "this item is not in your collection"), "printing_id"
-            )
-    except LunzangError as error:
-        return _refused(error)
+    printing = printing_info(session=session, printing_id=_form_printing())
+    grade = _form_grade()
+    note = request.form.get("note", "")
+    if len(note.strip()) > 500:
+        raise BadForm(Message("备注最多 500 个字", "a note holds at most 500 characters"))
+    if not set_note(
+        session=session, user_id=current_user.id, printing_id=printing.id, grade=grade, note=note, now=utcnow()
+    ):
+        raise UnknownPrinting(
+            Message("你的收藏里没有这一项，无法添加备注", "this item is not in your collection"), "printing_id"
+        )
     label = f"{printing.name}（{printing.set.code} {printing.number}）"
     message = _("备注已保存：%(name)s", name=label)
     if wants_json():

@@ -15,6 +15,7 @@ import base64
 import binascii
 import json
 import zlib
+from functools import partial
 from typing import Any
 
 from flask import Response, abort, flash, redirect, render_template, request, url_for
@@ -31,6 +32,7 @@ from catalog.errors import LunzangError, Message
 from webapp.collection import bp
 from webapp.db import get_session
 from webapp.helpers import localized, utcnow
+from webapp.refusal import flash_back, on_refusal
 
 PREVIEW_ROWS = 50  # changes listed on the preview page
 
@@ -102,6 +104,14 @@ def _page(mode: str, **context: Any) -> str:
     return render_template("collection/import.html", mode=mode, fields=field_labels(), **context)
 
 
+def _refused_import(mode: str, error: LunzangError) -> Any:
+    """The import page again with why the file was refused (nothing of it is written)."""
+    if isinstance(error, CollectionFileError):
+        page = _page(mode, report=None, summary=localized(error), problems=error.listed, more_problems=error.more)
+        return page, 422
+    return _page(mode, report=None, summary=localized(error)), 400
+
+
 @bp.route("/import", methods=["GET", "POST"])
 @login_required
 def import_file() -> Any:
@@ -128,45 +138,32 @@ def import_file() -> Any:
             sheet=sheet,
         )
 
+    on_refusal(partial(_refused_import, mode))
+    if request.form.get("payload"):
+        data = unpack(request.form.get("payload", ""))
+    else:
+        upload = request.files.get("file")
+        if upload is None or not upload.filename:
+            raise LunzangError(Message("请选择要导入的 CSV 或 XLSX 文件", "choose a CSV or XLSX file to import"))
+        filename = upload.filename[:255]
+        data = upload.stream.read(MAX_BYTES + 1)
     try:
-        if request.form.get("payload"):
-            data = unpack(request.form.get("payload", ""))
-        else:
-            upload = request.files.get("file")
-            if upload is None or not upload.filename:
-                raise LunzangError(Message("请选择要导入的 CSV 或 XLSX 文件", "choose a CSV or XLSX file to import"))
-            filename = upload.filename[:255]
-            data = upload.stream.read(MAX_BYTES + 1)
-        try:
-            report = run(mapping)
-        except UnrecognisedHeader as unknown:
-            found = remembered_mapping(session=session, user_id=current_user.id, header=unknown.header)
-            if mapping is not None or found is None:
-                # the mapping step: each column → a field or "ignore", with the first rows
-                return _page(
-                    mode,
-                    report=None,
-                    header=unknown.header,
-                    sample=unknown.sample,
-                    payload=pack(data),
-                    filename=filename,
-                    sheet=sheet or "",
-                )
-            mapping, remembered = found, True
-            report = run(mapping)
-    except CollectionFileError as error:
-        session.rollback()
-        page = _page(
-            mode,
-            report=None,
-            summary=localized(error),
-            problems=error.listed,
-            more_problems=error.more,
-        )
-        return page, 422
-    except LunzangError as error:
-        session.rollback()
-        return _page(mode, report=None, summary=localized(error)), 400
+        report = run(mapping)
+    except UnrecognisedHeader as unknown:
+        found = remembered_mapping(session=session, user_id=current_user.id, header=unknown.header)
+        if mapping is not None or found is None:
+            # the mapping step: each column → a field or "ignore", with the first rows
+            return _page(
+                mode,
+                report=None,
+                header=unknown.header,
+                sample=unknown.sample,
+                payload=pack(data),
+                filename=filename,
+                sheet=sheet or "",
+            )
+        mapping, remembered = found, True
+        report = run(mapping)
     if confirming:
         if mapping and report.header:
             remember_mapping(
@@ -220,12 +217,8 @@ def confirm_undo(import_id: int) -> Any:
 def undo(import_id: int) -> Any:
     if request.form.get("confirm") != "1":  # an undo is asked first (GET: the question)
         return redirect(url_for("collection.confirm_undo", import_id=import_id), code=303)
-    try:
-        changes = undo_import(session=get_session(), user_id=current_user.id, import_id=import_id, now=utcnow())
-    except LunzangError as error:
-        get_session().rollback()
-        flash(localized(error), "error")
-        return redirect(url_for("collection.imports"), code=303)
+    on_refusal(flash_back(url_for("collection.imports")))
+    changes = undo_import(session=get_session(), user_id=current_user.id, import_id=import_id, now=utcnow())
     flash(_("已撤销导入 #%(id)d（%(items)d 项恢复原状）", id=import_id, items=len(changes)))
     return redirect(url_for("collection.imports"), code=303)
 

@@ -22,6 +22,7 @@ from catalog.games import GAMES
 from catalog.numbers import INT32, BadNumber, parse_int
 from webapp.db import get_session
 from webapp.helpers import condition_choices, localized, safe_next, utcnow
+from webapp.refusal import refuse
 from webapp.wording import game_name
 
 bp = Blueprint("wants", __name__)
@@ -122,6 +123,7 @@ def add_want() -> Any:
     except want_lists.NotFound as failure:
         abort(404, localized(failure))
     except LunzangError as failure:
+        refuse()
         return _wants_page(error=localized(failure), status=400)
     flash(_("已加入需求列表"))
     return redirect(safe_next(request.form.get("next")) or url_for("wants.wants"))
@@ -150,7 +152,7 @@ def add_wants_in_bulk() -> Any:
             now=utcnow(),
         )
     except DecklistError as failure:
-        session.rollback()  # nothing of the list is kept
+        refuse()  # nothing of the list is kept, and the page shows what is stored
         english = str(get_locale()) == "en"
         lines = [
             (f"line {p.line}: {p.message.en}" if p.line else p.message.en) if english else str(p)
@@ -158,7 +160,7 @@ def add_wants_in_bulk() -> Any:
         ]
         return _wants_page(error=_("列表有问题，什么都没有加入："), status=400, pasted=text, problems=lines)
     except LunzangError as failure:
-        session.rollback()
+        refuse()
         return _wants_page(error=localized(failure), status=400, pasted=text)
     flash(_("已加入需求列表：%(cards)d 种卡，共 %(copies)d 张", cards=done.cards, copies=done.copies))
     return redirect(url_for("wants.wants"))
@@ -185,6 +187,7 @@ def update_want(want_id: int) -> Any:
     except want_lists.NotFound as failure:
         abort(404, localized(failure))
     except LunzangError as failure:
+        refuse()
         return _wants_page(error=localized(failure), status=400)
     flash(_("需求已更新") if kept is not None else _("已从需求列表移除"))
     return redirect(url_for("wants.wants"))
@@ -250,6 +253,7 @@ def keep_rule() -> Any:
             session=get_session(), user_id=_user_id(), game=module.slug, keep=keep, now=utcnow()
         )
     except LunzangError as failure:
+        refuse()
         return _haves_page(error=localized(failure), status=400)
     rows = want_lists.have_list(session=get_session(), user_id=_user_id())
     copies = sum(row.for_trade for row in rows if row.game == module.slug)

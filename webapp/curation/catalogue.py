@@ -20,6 +20,7 @@ from webapp.curation import bp
 from webapp.curation.routes import _message, _require_curator
 from webapp.db import get_session
 from webapp.helpers import utcnow
+from webapp.refusal import on_refusal
 
 
 def _set_or_404(set_id: int) -> tuple[CardSet, Game]:
@@ -56,14 +57,14 @@ def _form(title: str, action: str, back: str, columns: tuple[str, ...], cells: d
 
 
 def _save(do: Any, again: Any, done: str) -> Any:
-    session = get_session()
     note = request.form.get("note", "")
-    try:
-        revision = do(note)
-    except LunzangError as error:
-        session.rollback()
+
+    def refused(error: LunzangError) -> Any:
         flash(_message(error), "error")
         return again(note, error.status)
+
+    on_refusal(refused)
+    revision = do(note)
     flash(_("已保存修订 #%(id)s。", id=revision.id))
     return redirect(done)
 

@@ -24,6 +24,7 @@ from webapp.curation import bp
 from webapp.curation.routes import _card_or_404, _message, _printing_or_404, _require_curator
 from webapp.db import get_session
 from webapp.helpers import scan_dir, utcnow
+from webapp.refusal import on_refusal
 
 
 def _photo() -> proposals.Scan | None:
@@ -107,24 +108,25 @@ def _submit(target: dict[str, Any], target_id: int) -> Any:
     source = request.form.get("source", "")
     raw_target = request.form.get("scan_printing", "")
     session = get_session()
-    try:
-        scan_printing = int(raw_target) if raw_target.lstrip("-").isdigit() and len(raw_target) < 10 else None
-        scan = _photo()
-        proposal = proposals.propose(
-            session=session,
-            by=current_user,
-            kind=target["kind"],
-            target_id=target_id,
-            cells=cells,
-            source=source,
-            scan=scan,
-            scan_printing_id=scan_printing,
-            now=utcnow(),
-        )
-    except LunzangError as error:
-        session.rollback()
+
+    def refused(error: LunzangError) -> Any:
         flash(_message(error), "error")
         return _form(target, {**target.get("current", {}), **cells}, error.status, source=source)
+
+    on_refusal(refused)
+    scan_printing = int(raw_target) if raw_target.lstrip("-").isdigit() and len(raw_target) < 10 else None
+    scan = _photo()
+    proposal = proposals.propose(
+        session=session,
+        by=current_user,
+        kind=target["kind"],
+        target_id=target_id,
+        cells=cells,
+        source=source,
+        scan=scan,
+        scan_printing_id=scan_printing,
+        now=utcnow(),
+    )
     flash(_("已提交提案 #%(id)s，等待目录编辑审核。", id=proposal.id))
     return redirect(url_for("curation.proposal", proposal_id=proposal.id))
 
@@ -240,19 +242,20 @@ def approve(proposal_id: int) -> Any:
     found = _visible(proposal_id)
     cells = {column: request.form[column] for column in found.proposal.cells if column in request.form}
     session = get_session()
-    try:
-        revision = proposals.approve(
-            session=session,
-            by=current_user,
-            proposal_id=proposal_id,
-            cells=cells or None,
-            note=request.form.get("note", ""),
-            now=utcnow(),
-        )
-    except LunzangError as error:
-        session.rollback()
+
+    def refused(error: LunzangError) -> Any:
         flash(_message(error), "error")
         return _proposal_page(proposal_id, error.status, cells)
+
+    on_refusal(refused)
+    revision = proposals.approve(
+        session=session,
+        by=current_user,
+        proposal_id=proposal_id,
+        cells=cells or None,
+        note=request.form.get("note", ""),
+        now=utcnow(),
+    )
     flash(_("已采纳提案 #%(id)s（修订 #%(rev)s）。", id=proposal_id, rev=revision.id))
     return redirect(url_for("curation.queue"))
 
@@ -263,12 +266,13 @@ def reject(proposal_id: int) -> Any:
     _require_curator()
     _visible(proposal_id)
     session = get_session()
-    try:
-        reason = request.form.get("reason", "")
-        proposals.reject(session=session, by=current_user, proposal_id=proposal_id, reason=reason, now=utcnow())
-    except LunzangError as error:
-        session.rollback()
+
+    def refused(error: LunzangError) -> Any:
         flash(_message(error), "error")
         return _proposal_page(proposal_id, error.status)
+
+    on_refusal(refused)
+    reason = request.form.get("reason", "")
+    proposals.reject(session=session, by=current_user, proposal_id=proposal_id, reason=reason, now=utcnow())
     flash(_("已拒绝提案 #%(id)s。", id=proposal_id))
     return redirect(url_for("curation.queue"))

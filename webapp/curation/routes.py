@@ -19,6 +19,7 @@ from catalog.models import Card, CardSet, Game, Printing
 from webapp.curation import bp
 from webapp.db import get_session
 from webapp.helpers import safe_next, utcnow
+from webapp.refusal import on_refusal
 
 
 def _message(error: LunzangError) -> str:
@@ -95,22 +96,23 @@ def edit_card_form(card_id: int) -> Any:
 @login_required
 def edit_card(card_id: int) -> Any:
     _require_curator()
-    card, game = _card_or_404(card_id)
+    _card, game = _card_or_404(card_id)
     module = get_game(game.slug)
     assert module is not None
     cells = {column: request.form.get(column, "") for column in curation.card_columns(module) if column in request.form}
     note = request.form.get("note", "")
     session = get_session()
-    try:
-        revision = curation.edit_card(
-            session=session, by=current_user, card_id=card_id, cells=cells, note=note, now=utcnow()
-        )
-    except LunzangError as error:
-        session.rollback()
+
+    def refused(error: LunzangError) -> Any:
         flash(_message(error), "error")
         card, game = _card_or_404(card_id)
         shown = {**curation.card_cells(get_session(), card), **cells}
         return _edit_page(card, game, shown, note, error.status)
+
+    on_refusal(refused)
+    revision = curation.edit_card(
+        session=session, by=current_user, card_id=card_id, cells=cells, note=note, now=utcnow()
+    )
     flash(_("已保存修订 #%(id)s。", id=revision.id))
     return redirect(url_for("curation.card_history", card_id=card_id))
 
@@ -158,17 +160,18 @@ def edit_printing(printing_id: int) -> Any:
     cells = {column: request.form.get(column, "") for column in curation.PRINTING_COLUMNS if column in request.form}
     note = request.form.get("note", "")
     session = get_session()
-    try:
-        revision = curation.edit_printing(
-            session=session, by=current_user, printing_id=printing_id, cells=cells, note=note, now=utcnow()
-        )
-    except LunzangError as error:
-        session.rollback()
+
+    def refused(error: LunzangError) -> Any:
         flash(_message(error), "error")
         printing = get_session().get(Printing, printing_id)
         assert printing is not None
         shown = {**curation.printing_cells(get_session(), printing), **cells}
         return _printing_page(printing_id, shown, note, error.status)
+
+    on_refusal(refused)
+    revision = curation.edit_printing(
+        session=session, by=current_user, printing_id=printing_id, cells=cells, note=note, now=utcnow()
+    )
     flash(_("已保存修订 #%(id)s。", id=revision.id))
     return redirect(url_for("curation.card_history", card_id=card.id))
 
@@ -187,14 +190,15 @@ def revert(revision_id: int) -> Any:
     if request.form.get("confirm") != "1":
         flash(_("请勾选“确认撤销”后再提交。"), "error")
         return redirect(back)
-    try:
-        revision = curation.revert(
-            session=session, by=current_user, revision_id=revision_id, note=request.form.get("note", ""), now=utcnow()
-        )
-    except LunzangError as error:
-        session.rollback()
+
+    def refused(error: LunzangError) -> Any:
         flash(_message(error), "error")
         return redirect(back)
+
+    on_refusal(refused)
+    revision = curation.revert(
+        session=session, by=current_user, revision_id=revision_id, note=request.form.get("note", ""), now=utcnow()
+    )
     flash(_("已撤销修订 #%(old)s（新修订 #%(new)s）。", old=revision_id, new=revision.id))
     return redirect(back)
 

@@ -19,6 +19,7 @@ from catalog.trading import offers
 from webapp.db import get_session
 from webapp.decks import bp
 from webapp.helpers import localized, utcnow
+from webapp.refusal import on_refusal
 
 MAX_BYTES = 2 * 1024 * 1024
 
@@ -41,30 +42,31 @@ def owned() -> Any:
 def owned_add() -> Any:
     """Add decks: an uploaded file, pasted text, or a deck picked from the known decks."""
     session, now, user_id = get_session(), utcnow(), int(current_user.id)
-    try:
-        known = request.form.get("known", "").strip()
-        if known:
-            if not known.isdigit():
-                raise owned_decks.DeckNotFound(Message("没有这副已知卡组", "no such known deck"))
-            added = [owned_decks.add_known_deck(session=session, user_id=user_id, deck_id=int(known), now=now)]
-        else:
-            upload = request.files.get("file")
-            if upload is not None and upload.filename:
-                data = upload.stream.read(MAX_BYTES + 1)
-                if len(data) > MAX_BYTES:
-                    raise LunzangError(Message("文件太大（最多 2 MB）", "the file is too large (2 MB at most)"))
-                try:
-                    text = data.decode("utf-8-sig")
-                except UnicodeDecodeError:
-                    raise LunzangError(Message("文件不是 UTF-8 文本", "the file is not UTF-8 text")) from None
-            else:
-                text = request.form.get("text", "")
-            if not text.strip():
-                raise LunzangError(Message("请上传卡组文件或粘贴卡组", "upload a deck file or paste a deck"))
-            added = owned_decks.add_decks(session=session, user_id=user_id, text=text, now=now)
-    except LunzangError as failure:
-        session.rollback()
+
+    def refused(failure: LunzangError) -> Any:
         return _list_page(error=localized(failure), status=404 if failure.status == 404 else 400)
+
+    on_refusal(refused)
+    known = request.form.get("known", "").strip()
+    if known:
+        if not known.isdigit():
+            raise owned_decks.DeckNotFound(Message("没有这副已知卡组", "no such known deck"))
+        added = [owned_decks.add_known_deck(session=session, user_id=user_id, deck_id=int(known), now=now)]
+    else:
+        upload = request.files.get("file")
+        if upload is not None and upload.filename:
+            data = upload.stream.read(MAX_BYTES + 1)
+            if len(data) > MAX_BYTES:
+                raise LunzangError(Message("文件太大（最多 2 MB）", "the file is too large (2 MB at most)"))
+            try:
+                text = data.decode("utf-8-sig")
+            except UnicodeDecodeError:
+                raise LunzangError(Message("文件不是 UTF-8 文本", "the file is not UTF-8 text")) from None
+        else:
+            text = request.form.get("text", "")
+        if not text.strip():
+            raise LunzangError(Message("请上传卡组文件或粘贴卡组", "upload a deck file or paste a deck"))
+        added = owned_decks.add_decks(session=session, user_id=user_id, text=text, now=now)
     flash(_("已加入 %(n)s 副卡组", n=len(added)))
     return redirect(url_for("decks.owned"))
 
@@ -75,13 +77,14 @@ def owned_trade(owned_id: int) -> Any:
     """Mark a deck for trade, or take it off the trade list."""
     session = get_session()
     wanted = request.form.get("for_trade") == "1"
-    try:
-        owned_decks.set_for_trade(session=session, user_id=int(current_user.id), owned_id=owned_id, for_trade=wanted)
-    except owned_decks.DeckNotFound as failure:
-        abort(404, localized(failure))
-    except LunzangError as failure:
-        session.rollback()
+
+    def refused(failure: LunzangError) -> Any:
+        if isinstance(failure, owned_decks.DeckNotFound):
+            abort(404, localized(failure))
         return _list_page(error=localized(failure), status=409)
+
+    on_refusal(refused)
+    owned_decks.set_for_trade(session=session, user_id=int(current_user.id), owned_id=owned_id, for_trade=wanted)
     flash(_("卡组已标记为可交换") if wanted else _("卡组已不再可交换"))
     return redirect(url_for("decks.owned_deck", owned_id=owned_id))
 
@@ -160,20 +163,21 @@ def owned_offer(owned_id: int) -> Any:
     except owned_decks.DeckNotFound as failure:
         abort(404, localized(failure))
     give = [int(v) for v in request.form.getlist("give") if v.isdigit()]
-    try:
-        trade = offers.propose(
-            session=session,
-            proposer_id=int(current_user.id),
-            recipient_id=view.owned.user_id,
-            give=[],
-            get=[],
-            give_decks=give,
-            get_decks=[owned_id],
-            message=request.form.get("message", ""),
-            now=now,
-        )
-    except LunzangError as failure:
-        session.rollback()
+
+    def refused(failure: LunzangError) -> Any:
         return _deck_page(view.deck, view, error=localized(failure), status=failure.status)
+
+    on_refusal(refused)
+    trade = offers.propose(
+        session=session,
+        proposer_id=int(current_user.id),
+        recipient_id=view.owned.user_id,
+        give=[],
+        get=[],
+        give_decks=give,
+        get_decks=[owned_id],
+        message=request.form.get("message", ""),
+        now=now,
+    )
     flash(_("报价已发出"))
     return redirect(url_for("trades.show", trade_id=trade.id))

@@ -21,6 +21,7 @@ from catalog.games import GAMES
 from webapp.db import get_session
 from webapp.decks import bp
 from webapp.helpers import localized, utcnow
+from webapp.refusal import on_refusal
 
 
 def _user_id() -> int:
@@ -93,10 +94,12 @@ def mine() -> Any:
 @login_required
 def mine_save() -> Any:
     """The check page's "保存卡组" form: a new saved deck from the working deck."""
-    try:
-        deck = _save(None)
-    except LunzangError as failure:
+
+    def refused(failure: LunzangError) -> Any:
         return _list_page(error=localized(failure), status=400)
+
+    on_refusal(refused)
+    deck = _save(None)
     flash(_("卡组「%(name)s」已保存", name=deck.name))
     return redirect(url_for("decks.mine_deck", deck_id=deck.id))
 
@@ -115,10 +118,12 @@ def mine_update(deck_id: int) -> Any:
         saved_decks.get_deck(session=get_session(), user_id=_user_id(), deck_id=deck_id)
     except NotFound as failure:
         abort(404, localized(failure))
-    try:
-        deck = _save(deck_id)
-    except LunzangError as failure:
+
+    def refused(failure: LunzangError) -> Any:
         return _deck_page(deck_id, error=localized(failure), status=400)
+
+    on_refusal(refused)
+    deck = _save(deck_id)
     flash(_("卡组「%(name)s」已更新", name=deck.name))
     return redirect(url_for("decks.mine_deck", deck_id=deck_id))
 

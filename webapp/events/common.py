@@ -18,6 +18,7 @@ from catalog.models import Event
 from catalog.numbers import INT32, parse_int
 from webapp.db import get_session
 from webapp.helpers import localized
+from webapp.refusal import on_refusal
 
 
 def load_event(event_id: int, *, lock: bool = False) -> Event:
@@ -27,10 +28,15 @@ def load_event(event_id: int, *, lock: bool = False) -> Event:
         abort(404, localized(missing))
 
 
-def failed(error: LunzangError | DecklistError, target: str) -> Any:
-    """Undo the request's writes, show the message, go back (nothing changed)."""
-    get_session().rollback()
-    if isinstance(error, LunzangError) and error.status == 403:
+def goes_back(target: str) -> None:
+    """This page's answer to a refusal (:mod:`webapp.refusal`): the message flashed, back to
+    ``target``; nothing the request wrote is kept."""
+    on_refusal(lambda error: failed(error, target))
+
+
+def failed(error: LunzangError, target: str) -> Any:
+    """Show a refusal's message and go back (the request's writes are already undone)."""
+    if error.status == 403:
         abort(403, localized(error))  # another store's business: refused outright, nothing changed
     if isinstance(error, DecklistError):
         lines = [

@@ -14,14 +14,14 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
-from catalog.errors import LunzangError, Message
+from catalog.errors import Message
 from catalog.events import prizes, stores
 from catalog.events import registration as reg
 from catalog.events.export import event_csv, event_workbook, exchange_csv, exchange_workbook
 from catalog.numbers import parse_optional_int
 from webapp.db import get_session
 from webapp.events import bp
-from webapp.events.common import failed, form_int, managed_event, require_organiser
+from webapp.events.common import form_int, goes_back, managed_event, require_organiser
 from webapp.helpers import utcnow
 
 
@@ -58,31 +58,29 @@ def exchange_edit(store: str) -> Any:
     back = url_for("events.exchange", store=store[:100])
     form = request.form
     today = utcnow().date()
-    try:
-        stores.require_staff(session=session, user=current_user, store=store[:100])
-        if form.get("action") == "redeem":
-            prizes.redeem(
-                session=session, store=store[:100], player_key=form.get("player", "")[:80],
-                item_id=form_int("item"), quantity=form_int("quantity", 1), today=today, now=utcnow(),
-                by_user_id=current_user.id,
-            )  # fmt: skip
-            flash(_("已兑换"))
-        else:
-            item_id = form.get("item", "").strip()
-            until = form.get("valid_until", "").strip()
-            try:
-                valid_from = date.fromisoformat(form.get("valid_from", "") or today.isoformat())
-                valid_until = date.fromisoformat(until) if until else None
-            except ValueError as error:
-                raise reg.EventError(Message("日期应为 YYYY-MM-DD", "dates must be YYYY-MM-DD")) from error
-            prizes.set_exchange_item(
-                session=session, store=store[:100], name=form.get("name", ""), price=form_int("price"),
-                valid_from=valid_from, valid_until=valid_until, now=utcnow(),
-                item_id=parse_optional_int(item_id, field="item"),
-            )  # fmt: skip
-            flash(_("兑换列表已更新"))
-    except LunzangError as error:
-        return failed(error, back)
+    goes_back(back)
+    stores.require_staff(session=session, user=current_user, store=store[:100])
+    if form.get("action") == "redeem":
+        prizes.redeem(
+            session=session, store=store[:100], player_key=form.get("player", "")[:80],
+            item_id=form_int("item"), quantity=form_int("quantity", 1), today=today, now=utcnow(),
+            by_user_id=current_user.id,
+        )  # fmt: skip
+        flash(_("已兑换"))
+    else:
+        item_id = form.get("item", "").strip()
+        until = form.get("valid_until", "").strip()
+        try:
+            valid_from = date.fromisoformat(form.get("valid_from", "") or today.isoformat())
+            valid_until = date.fromisoformat(until) if until else None
+        except ValueError as error:
+            raise reg.EventError(Message("日期应为 YYYY-MM-DD", "dates must be YYYY-MM-DD")) from error
+        prizes.set_exchange_item(
+            session=session, store=store[:100], name=form.get("name", ""), price=form_int("price"),
+            valid_from=valid_from, valid_until=valid_until, now=utcnow(),
+            item_id=parse_optional_int(item_id, field="item"),
+        )  # fmt: skip
+        flash(_("兑换列表已更新"))
     return redirect(back, code=303)
 
 
@@ -93,10 +91,8 @@ def exchange_export(store: str, kind: str) -> Any:
     if kind not in ("xlsx", "csv"):
         abort(404)
     session = get_session()
-    try:
-        stores.require_staff(session=session, user=current_user, store=store[:100])
-    except LunzangError as error:
-        return failed(error, url_for("events.exchange", store=store[:100]))
+    goes_back(url_for("events.exchange", store=store[:100]))
+    stores.require_staff(session=session, user=current_user, store=store[:100])
     items = prizes.exchange_list(session=session, store=store[:100])
     if kind == "xlsx":
         data = exchange_workbook(store[:100], items)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import secrets
 from datetime import date
+from functools import partial
 from typing import Any
 
 from flask import abort, flash, redirect, render_template, request, url_for
@@ -18,7 +19,6 @@ from flask_login import current_user, login_required
 from sqlmodel import col, select
 
 from catalog.decks.check import format_choices, game_formats
-from catalog.decks.lists import DecklistError
 from catalog.errors import LunzangError, Message
 from catalog.events import prizes, reads, running, safety, seasons, stores
 from catalog.events import registration as reg
@@ -29,8 +29,9 @@ from catalog.models import Event
 from webapp import timezones
 from webapp.db import get_session
 from webapp.events import bp
-from webapp.events.common import failed, form_int, managed_event, qr_svg, require_organiser
+from webapp.events.common import failed, form_int, goes_back, managed_event, qr_svg, require_organiser
 from webapp.helpers import localized, utcnow
+from webapp.refusal import on_refusal
 
 
 def _dashboard(event_id: int) -> str:
@@ -59,34 +60,32 @@ def new_event() -> Any:
 def create_event() -> Any:
     require_organiser()
     form = request.form
+    goes_back(url_for("events.new_event"))
+    if form.get("store", "").strip():
+        stores.require_staff(session=get_session(), user=current_user, store=form.get("store", "").strip())
     try:
-        if form.get("store", "").strip():
-            stores.require_staff(session=get_session(), user=current_user, store=form.get("store", "").strip())
-        try:
-            held_on = date.fromisoformat(form.get("date", ""))
-        except ValueError as error:
-            raise reg.EventError(Message("日期应为 YYYY-MM-DD", "the date must be YYYY-MM-DD")) from error
-        rounds = form.get("rounds", "").strip()
-        deadline_text = form.get("deadline", "").strip()
-        try:
-            # typed in the organiser's time zone (the label names it), stored as UTC
-            deadline = timezones.from_local(deadline_text) if deadline_text else None
-        except ValueError as error:
-            raise reg.EventError(
-                Message("截止时间应为 YYYY-MM-DD HH:MM", "the deadline must be YYYY-MM-DD HH:MM")
-            ) from error
-        event = reg.create_event(
-            session=get_session(), name=form.get("name", ""), game=form.get("game", ""),
-            format_code=form.get("format", "").strip(), date=held_on, now=utcnow(), organizer_id=current_user.id,
-            store=form.get("store", ""), city=form.get("city", ""), region=form.get("region", ""),
-            entry_fee=form.get("entry_fee", ""), rounds=form_int("rounds") if rounds else None,
-            top_cut=form_int("top_cut", 0), third_place=form.get("third_place", "swiss"),
-            season_code=form.get("season", "").strip() or None, kind=form.get("kind", "monthly"),
-            round_minutes=form_int("round_minutes", 50), deadline=deadline,
-            tiebreakers=form.get("tiebreakers", "mtr"), deck_policy=form.get("deck_policy", "required"),
-        )  # fmt: skip
-    except LunzangError as error:
-        return failed(error, url_for("events.new_event"))
+        held_on = date.fromisoformat(form.get("date", ""))
+    except ValueError as error:
+        raise reg.EventError(Message("日期应为 YYYY-MM-DD", "the date must be YYYY-MM-DD")) from error
+    rounds = form.get("rounds", "").strip()
+    deadline_text = form.get("deadline", "").strip()
+    try:
+        # typed in the organiser's time zone (the label names it), stored as UTC
+        deadline = timezones.from_local(deadline_text) if deadline_text else None
+    except ValueError as error:
+        raise reg.EventError(
+            Message("截止时间应为 YYYY-MM-DD HH:MM", "the deadline must be YYYY-MM-DD HH:MM")
+        ) from error
+    event = reg.create_event(
+        session=get_session(), name=form.get("name", ""), game=form.get("game", ""),
+        format_code=form.get("format", "").strip(), date=held_on, now=utcnow(), organizer_id=current_user.id,
+        store=form.get("store", ""), city=form.get("city", ""), region=form.get("region", ""),
+        entry_fee=form.get("entry_fee", ""), rounds=form_int("rounds") if rounds else None,
+        top_cut=form_int("top_cut", 0), third_place=form.get("third_place", "swiss"),
+        season_code=form.get("season", "").strip() or None, kind=form.get("kind", "monthly"),
+        round_minutes=form_int("round_minutes", 50), deadline=deadline,
+        tiebreakers=form.get("tiebreakers", "mtr"), deck_policy=form.get("deck_policy", "required"),
+    )  # fmt: skip
     flash(_("赛事已创建"))
     return redirect(_dashboard(event.id), code=303)  # type: ignore[arg-type]  # the event was flushed, so its id is set
 
@@ -162,14 +161,12 @@ def create_season() -> Any:
     """A season (organisers and admins): events join it by its code."""
     require_organiser()
     form = request.form
-    try:
-        season = seasons.create_season(
-            session=get_session(), code=form.get("code", ""), name=form.get("name", ""), now=utcnow(),
-            cut_top=form_int("cut_top", 1), qualifier_top=form_int("qualifier_top", 0),
-            points_rule=form.get("points_rule", "match_points"),
-        )  # fmt: skip
-    except LunzangError as error:
-        return failed(error, url_for("events.index"))
+    goes_back(url_for("events.index"))
+    season = seasons.create_season(
+        session=get_session(), code=form.get("code", ""), name=form.get("name", ""), now=utcnow(),
+        cut_top=form_int("cut_top", 1), qualifier_top=form_int("qualifier_top", 0),
+        points_rule=form.get("points_rule", "match_points"),
+    )  # fmt: skip
     flash(_("赛季已创建"))
     return redirect(url_for("events.season_page", code=season.code), code=303)
 
@@ -186,11 +183,9 @@ def deck_check(event_id: int) -> Any:
     """Deck check at the table: the list shown against the locked one (a read; changes nothing)."""
     event = managed_event(event_id)
     session = get_session()
-    try:
-        player = reg.get_registration(session=session, event=event, registration_id=form_int("player"))
-        diff = reg.deck_difference(session=session, event=event, registration=player, text=request.form.get("deck", ""))
-    except (LunzangError, DecklistError) as error:
-        return failed(error, _dashboard(event_id))
+    goes_back(_dashboard(event_id))
+    player = reg.get_registration(session=session, event=event, registration_id=form_int("player"))
+    diff = reg.deck_difference(session=session, event=event, registration=player, text=request.form.get("deck", ""))
     return _dashboard_page(event, (player, diff))
 
 
@@ -235,6 +230,13 @@ def _audit(event: Event, action: str, detail: str) -> None:
                   now=utcnow())  # fmt: skip
 
 
+def _refused_action(error: LunzangError, *, back: str) -> Any:
+    """A refused dashboard action: JSON for the dashboard's scripts, else the message and back."""
+    if _wants_json():
+        return {"error": {"message": localized(error)}}, error.status
+    return failed(error, back)
+
+
 @bp.post("/events/<int:event_id>/manage/<action>")
 @login_required
 def manage_action(event_id: int, action: str) -> Any:
@@ -245,108 +247,102 @@ def manage_action(event_id: int, action: str) -> Any:
     form = request.form
     now = utcnow()
     back = _dashboard(event_id)
-    try:
-        if action in CONFIRMED and form.get("confirm") != "1":
-            return _confirmation(event, action)
-        if action == "walk_in":
-            deck = form.get("deck", "").strip()
-            reg.register_player(session=session, event=event, player_name=form.get("name", ""), now=now,
-                                deck_text=deck or None)  # fmt: skip
-            flash(_("已添加选手"))
-            back = url_for("events.manage", event_id=event_id, tab="players")
-        elif action == "close":
-            reg.close_registration(session=session, event=event)
-            _audit(event, action, "截止报名并锁定卡组")
-            flash(_("报名已截止，卡组已锁定"))
-        elif action == "unlock":
-            safety.unlock(session=session, event=event)
-            _audit(event, action, "重新开放报名")
-            flash(_("已重新开放报名，卡组可以修改"))
-        elif action == "pair":
-            seed_text = form.get("seed", "").strip()
-            seed = form_int("seed", high=running.MAX_SEED) if seed_text else secrets.randbelow(running.MAX_SEED)
-            round_row, _tables = running.pair_next_round(session=session, event=event, seed=seed, now=now)
-            _audit(event, action, f"第 {round_row.number} 轮配对（种子 {seed}）")
-            flash(_("第 %(n)d 轮已配对（种子 %(seed)d）", n=round_row.number, seed=seed))
-        elif action == "result":
-            match = running.get_match(session=session, event=event, round_number=form_int("round"),
-                                      table=form_int("table"))  # fmt: skip
-            corrected = match.reported
-            wins_a, wins_b, draws = _score()
-            running.record_result(session=session, event=event, match=match, wins_a=wins_a, wins_b=wins_b,
-                                  draws=draws, now=now)  # fmt: skip
-            if corrected:
-                _audit(event, "correct", f"第 {match.round_number} 轮第 {match.table_number} 桌更正为 "
-                                         f"{match.wins_a}-{match.wins_b}-{match.draws}")  # fmt: skip
-            flash(_("第 %(t)d 桌结果已录入", t=match.table_number))
-            return _after_result(event, match)
-        elif action == "confirm":
-            match = running.confirm_report(session=session, event=event, report_id=form_int("report"), now=now)
-            flash(_("结果已确认"))
-            return _after_result(event, match)
-        elif action == "swap":
-            first = reg.get_registration(session=session, event=event, registration_id=form_int("first"))
-            second = reg.get_registration(session=session, event=event, registration_id=form_int("second"))
-            running.swap_players(session=session, event=event, first=first, second=second,
-                                 by_user_id=current_user.id, now=now)  # fmt: skip
-            flash(_("已交换配对（已记录）"))
-        elif action in ("drop", "undrop", "disqualify"):
-            player = reg.get_registration(session=session, event=event, registration_id=form_int("player"))
-            if action == "drop":
-                reg.drop_player(session=session, event=event, registration=player)
-                _audit(event, action, f"{player.player_name} 从第 {player.dropped_from} 轮起退赛")
-                flash(_("%(name)s 已退赛", name=player.player_name))
-            elif action == "undrop":
-                safety.undrop(session=session, event=event, registration=player)
-                _audit(event, action, f"{player.player_name} 撤销退赛")
-                flash(_("%(name)s 已撤销退赛", name=player.player_name))
-            else:
-                reg.disqualify(session=session, event=event, registration=player, reason=form.get("reason", ""))
-                _audit(event, action, f"{player.player_name} 被取消资格：{player.dq_reason}")
-                flash(_("%(name)s 已被取消资格", name=player.player_name))
-            back = url_for("events.manage", event_id=event_id, tab="players")
-        elif action == "publish":
-            event.lists_published = form.get("published") == "1"
-            flash(_("卡组列表已公开") if event.lists_published else _("卡组列表已隐藏"))
-        elif action == "finish":
-            running.finish_event(session=session, event=event)
-            flagged = form.get("flagged") or None
-            if event.store:
-                prizes.award_chests(session=session, event=event, now=now, flagged=flagged)
-            _audit(event, action, "结束赛事" + (f"，发放白银宝箱（卡组有问题的获奖者：{flagged}）" if flagged else ""))
-            flash(_("赛事已结束，白银宝箱已发放") if event.store else _("赛事已结束"))
-        elif action == "reopen":
-            safety.reopen(session=session, event=event, now=now)
-            _audit(event, action, "重新开放赛事，撤回白银宝箱")
-            flash(_("赛事已重新开放，白银宝箱已撤回"))
-        elif action == "end_early":
-            safety.end_early(session=session, event=event)
-            _audit(event, action, f"提前结束：共 {event.rounds} 轮")
-            flash(_("瑞士轮到第 %(n)d 轮为止", n=event.rounds))
-        elif action == "add_round":
-            safety.add_round(session=session, event=event)
-            _audit(event, action, f"增加一轮：共 {event.rounds} 轮")
-            flash(_("已增加一轮：共 %(n)d 轮", n=event.rounds))
-        elif action == "prizes":
-            table = {0: form_int("others")}
-            for place in (1, 2, 3, 4):
-                raw = form.get(f"place_{place}", "").strip()
-                if raw:
-                    table[place] = form_int(f"place_{place}")
-            reg.set_prize_table(session=session, event=event, prizes=table)
-            flash(_("奖励表已更新"))
-            back = url_for("events.manage", event_id=event_id, tab="settings")
-        elif action == "edit":
-            changed = _edit(event)
-            _audit(event, action, "修改：" + "、".join(changed) if changed else "没有修改")
-            flash(_("赛事设置已保存"))
-            back = url_for("events.manage", event_id=event_id, tab="settings")
-    except (LunzangError, DecklistError) as error:
-        if _wants_json():
-            get_session().rollback()
-            message = localized(error) if isinstance(error, LunzangError) else str(error)
-            return {"error": {"message": message}}, getattr(error, "status", 400)
-        return failed(error, back)
+    on_refusal(partial(_refused_action, back=back))
+    if action in CONFIRMED and form.get("confirm") != "1":
+        return _confirmation(event, action)
+    if action == "walk_in":
+        deck = form.get("deck", "").strip()
+        reg.register_player(session=session, event=event, player_name=form.get("name", ""), now=now,
+                            deck_text=deck or None)  # fmt: skip
+        flash(_("已添加选手"))
+        back = url_for("events.manage", event_id=event_id, tab="players")
+    elif action == "close":
+        reg.close_registration(session=session, event=event)
+        _audit(event, action, "截止报名并锁定卡组")
+        flash(_("报名已截止，卡组已锁定"))
+    elif action == "unlock":
+        safety.unlock(session=session, event=event)
+        _audit(event, action, "重新开放报名")
+        flash(_("已重新开放报名，卡组可以修改"))
+    elif action == "pair":
+        seed_text = form.get("seed", "").strip()
+        seed = form_int("seed", high=running.MAX_SEED) if seed_text else secrets.randbelow(running.MAX_SEED)
+        round_row, _tables = running.pair_next_round(session=session, event=event, seed=seed, now=now)
+        _audit(event, action, f"第 {round_row.number} 轮配对（种子 {seed}）")
+        flash(_("第 %(n)d 轮已配对（种子 %(seed)d）", n=round_row.number, seed=seed))
+    elif action == "result":
+        match = running.get_match(session=session, event=event, round_number=form_int("round"),
+                                  table=form_int("table"))  # fmt: skip
+        corrected = match.reported
+        wins_a, wins_b, draws = _score()
+        running.record_result(session=session, event=event, match=match, wins_a=wins_a, wins_b=wins_b,
+                              draws=draws, now=now)  # fmt: skip
+        if corrected:
+            _audit(event, "correct", f"第 {match.round_number} 轮第 {match.table_number} 桌更正为 "
+                                     f"{match.wins_a}-{match.wins_b}-{match.draws}")  # fmt: skip
+        flash(_("第 %(t)d 桌结果已录入", t=match.table_number))
+        return _after_result(event, match)
+    elif action == "confirm":
+        match = running.confirm_report(session=session, event=event, report_id=form_int("report"), now=now)
+        flash(_("结果已确认"))
+        return _after_result(event, match)
+    elif action == "swap":
+        first = reg.get_registration(session=session, event=event, registration_id=form_int("first"))
+        second = reg.get_registration(session=session, event=event, registration_id=form_int("second"))
+        running.swap_players(session=session, event=event, first=first, second=second,
+                             by_user_id=current_user.id, now=now)  # fmt: skip
+        flash(_("已交换配对（已记录）"))
+    elif action in ("drop", "undrop", "disqualify"):
+        player = reg.get_registration(session=session, event=event, registration_id=form_int("player"))
+        if action == "drop":
+            reg.drop_player(session=session, event=event, registration=player)
+            _audit(event, action, f"{player.player_name} 从第 {player.dropped_from} 轮起退赛")
+            flash(_("%(name)s 已退赛", name=player.player_name))
+        elif action == "undrop":
+            safety.undrop(session=session, event=event, registration=player)
+            _audit(event, action, f"{player.player_name} 撤销退赛")
+            flash(_("%(name)s 已撤销退赛", name=player.player_name))
+        else:
+            reg.disqualify(session=session, event=event, registration=player, reason=form.get("reason", ""))
+            _audit(event, action, f"{player.player_name} 被取消资格：{player.dq_reason}")
+            flash(_("%(name)s 已被取消资格", name=player.player_name))
+        back = url_for("events.manage", event_id=event_id, tab="players")
+    elif action == "publish":
+        event.lists_published = form.get("published") == "1"
+        flash(_("卡组列表已公开") if event.lists_published else _("卡组列表已隐藏"))
+    elif action == "finish":
+        running.finish_event(session=session, event=event)
+        flagged = form.get("flagged") or None
+        if event.store:
+            prizes.award_chests(session=session, event=event, now=now, flagged=flagged)
+        _audit(event, action, "结束赛事" + (f"，发放白银宝箱（卡组有问题的获奖者：{flagged}）" if flagged else ""))
+        flash(_("赛事已结束，白银宝箱已发放") if event.store else _("赛事已结束"))
+    elif action == "reopen":
+        safety.reopen(session=session, event=event, now=now)
+        _audit(event, action, "重新开放赛事，撤回白银宝箱")
+        flash(_("赛事已重新开放，白银宝箱已撤回"))
+    elif action == "end_early":
+        safety.end_early(session=session, event=event)
+        _audit(event, action, f"提前结束：共 {event.rounds} 轮")
+        flash(_("瑞士轮到第 %(n)d 轮为止", n=event.rounds))
+    elif action == "add_round":
+        safety.add_round(session=session, event=event)
+        _audit(event, action, f"增加一轮：共 {event.rounds} 轮")
+        flash(_("已增加一轮：共 %(n)d 轮", n=event.rounds))
+    elif action == "prizes":
+        table = {0: form_int("others")}
+        for place in (1, 2, 3, 4):
+            raw = form.get(f"place_{place}", "").strip()
+            if raw:
+                table[place] = form_int(f"place_{place}")
+        reg.set_prize_table(session=session, event=event, prizes=table)
+        flash(_("奖励表已更新"))
+        back = url_for("events.manage", event_id=event_id, tab="settings")
+    elif action == "edit":
+        changed = _edit(event)
+        _audit(event, action, "修改：" + "、".join(changed) if changed else "没有修改")
+        flash(_("赛事设置已保存"))
+        back = url_for("events.manage", event_id=event_id, tab="settings")
     return redirect(back, code=303)
 
 

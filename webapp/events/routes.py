@@ -17,7 +17,6 @@ from flask_login import current_user, login_required
 
 from catalog.collection.saved_decks import get_deck, list_decks
 from catalog.decks.check import game_formats
-from catalog.decks.lists import DecklistError
 from catalog.errors import LunzangError
 from catalog.events import prizes, reads, running, seasons, stores
 from catalog.events import registration as reg
@@ -29,7 +28,7 @@ from catalog.models import Event
 from catalog.text import fold
 from webapp.db import get_session
 from webapp.events import bp
-from webapp.events.common import failed, form_int, load_event, qr_svg
+from webapp.events.common import form_int, goes_back, load_event, qr_svg
 from webapp.helpers import localized, utcnow
 
 
@@ -201,15 +200,13 @@ def register(event_id: int) -> Any:
     session = get_session()
     event = load_event(event_id, lock=True)
     back = url_for("events.event_page", event_id=event_id)
-    try:
-        owned = request.form.get("owned_deck", "").strip()
-        text = "" if owned.isdigit() else _deck_text_from_form()
-        entry = reg.register_player(
-            session=session, event=event, player_name=current_user.username, now=utcnow(), user_id=current_user.id,
-            deck_text=text or None, owned_deck_id=int(owned) if owned.isdigit() else None,
-        )  # fmt: skip
-    except (LunzangError, DecklistError) as error:
-        return failed(error, back)
+    goes_back(back)
+    owned = request.form.get("owned_deck", "").strip()
+    text = "" if owned.isdigit() else _deck_text_from_form()
+    entry = reg.register_player(
+        session=session, event=event, player_name=current_user.username, now=utcnow(), user_id=current_user.id,
+        deck_text=text or None, owned_deck_id=int(owned) if owned.isdigit() else None,
+    )  # fmt: skip
     flash(_("报名成功") if entry.legal is not False else _("报名成功，但卡组不合法：请在截止前修改"))
     return redirect(back, code=303)
 
@@ -240,10 +237,8 @@ def change_deck(event_id: int) -> Any:
     mine = reads.my_registration(session=session, event=event, user_id=current_user.id)
     if mine is None:
         abort(404, _("你没有报名这场赛事"))
-    try:
-        reg.set_deck(session=session, event=event, registration=mine, text=_deck_text_from_form(), now=utcnow())
-    except (LunzangError, DecklistError) as error:
-        return failed(error, back)
+    goes_back(back)
+    reg.set_deck(session=session, event=event, registration=mine, text=_deck_text_from_form(), now=utcnow())
     flash(_("卡组已更新"))
     return redirect(back, code=303)
 
@@ -255,15 +250,13 @@ def report(event_id: int) -> Any:
     session = get_session()
     event = load_event(event_id, lock=True)
     back = url_for("events.event_page", event_id=event_id)
-    try:
-        number = reg.last_round(session=session, event=event)
-        match = running.get_match(session=session, event=event, round_number=number, table=form_int("table"))
-        running.report_as_player(
-            session=session, event=event, match=match, user_id=current_user.id, wins_a=form_int("wins_a"),
-            wins_b=form_int("wins_b"), draws=form_int("draws", 0), now=utcnow(),
-        )  # fmt: skip
-    except LunzangError as error:
-        return failed(error, back)
+    goes_back(back)
+    number = reg.last_round(session=session, event=event)
+    match = running.get_match(session=session, event=event, round_number=number, table=form_int("table"))
+    running.report_as_player(
+        session=session, event=event, match=match, user_id=current_user.id, wins_a=form_int("wins_a"),
+        wins_b=form_int("wins_b"), draws=form_int("draws", 0), now=utcnow(),
+    )  # fmt: skip
     flash(_("结果已提交，等待主办者确认"))
     return redirect(back, code=303)
 

@@ -38,6 +38,7 @@ from catalog.trading.reads import TABS, action_count, list_trades, offerable, tr
 from catalog.trading.reputation import feedback_given, leave_feedback, reputation_of
 from webapp.db import get_session
 from webapp.helpers import localized, trade_settings, utcnow
+from webapp.refusal import on_refusal
 from webapp.trading import bp
 
 MAX_FIELDS = 400
@@ -203,22 +204,20 @@ def create() -> Any:
     chosen = {"give": chosen_give, "get": chosen_get}
     if bad1 or bad2:
         return _composer(partner=partner, chosen=chosen, error=bad1 or bad2, status=400)
-    session = get_session()
-    try:
-        with session.begin_nested():  # a refusal undoes the offer alone (see _act)
-            trade = propose(
-                session=session,
-                proposer_id=_me(),
-                recipient_id=int(partner.id),
-                give=give,
-                get=get,
-                mode=request.form.get("mode", "local"),
-                message=request.form.get("message", ""),
-                now=utcnow(),
-                settings=trade_settings(),
-            )
-    except LunzangError as error:
-        return _composer(partner=partner, chosen=chosen, error=localized(error), status=_domain_status(error))
+    on_refusal(
+        lambda error: _composer(partner=partner, chosen=chosen, error=localized(error), status=_domain_status(error))
+    )
+    trade = propose(
+        session=get_session(),
+        proposer_id=_me(),
+        recipient_id=int(partner.id),
+        give=give,
+        get=get,
+        mode=request.form.get("mode", "local"),
+        message=request.form.get("message", ""),
+        now=utcnow(),
+        settings=trade_settings(),
+    )
     flash(_("报价已发出"))
     return redirect(url_for("trades.show", trade_id=trade.id))
 
@@ -320,14 +319,9 @@ def _form_version() -> int:
 
 
 def _act(trade_id: int, action: Any, done: str) -> Any:
-    session = get_session()
-    try:
-        # A savepoint: a refusal undoes the action alone; the request's session (and the
-        # signed-in user loaded in it) stays usable for the page that explains the refusal.
-        with session.begin_nested():
-            action(session, utcnow())
-    except LunzangError as error:
-        return _trade_page(trade_id, error=localized(error), status=_domain_status(error))
+    # A refusal: the request's writes undone, the trade page explaining why (webapp.refusal).
+    on_refusal(lambda error: _trade_page(trade_id, error=localized(error), status=_domain_status(error)))
+    action(get_session(), utcnow())
     flash(done)
     return redirect(url_for("trades.show", trade_id=trade_id))
 
@@ -416,6 +410,11 @@ def prices() -> Any:
     return render_template("trades/prices.html", error=None)
 
 
+def _refused_prices(error: LunzangError) -> Any:
+    problems = error.problems if isinstance(error, PriceListError) else []
+    return render_template("trades/prices.html", error=localized(error), problems=problems), error.status
+
+
 @bp.post("/trades/prices")
 @login_required
 def prices_post() -> Any:
@@ -425,12 +424,7 @@ def prices_post() -> Any:
         upload.close()  # a large upload is spooled to a temporary file: closed now, not at GC
     if not data:
         return render_template("trades/prices.html", error=_("请选择一个 CSV 文件")), 400
-    session = get_session()
-    try:
-        with session.begin_nested():
-            kept = import_prices(session=session, user_id=_me(), data=data)
-    except LunzangError as error:
-        problems = error.problems if isinstance(error, PriceListError) else []
-        return render_template("trades/prices.html", error=localized(error), problems=problems), error.status
+    on_refusal(_refused_prices)
+    kept = import_prices(session=get_session(), user_id=_me(), data=data)
     flash(_("价格表已导入：%(n)d 个价格", n=kept))
     return redirect(url_for("trades.prices"))
