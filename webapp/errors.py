@@ -16,23 +16,11 @@ from flask_wtf.csrf import CSRFError
 from sqlalchemy.exc import DBAPIError, OperationalError
 from werkzeug.exceptions import BadRequest, NotFound
 
-from catalog.errors import ConfigurationError, LunzangError
+from catalog.errors import ConfigurationError
 from webapp import db, refusal
+from webapp.refusal import error_body
 
 RETRY_AFTER_SECONDS = 5  # told to clients when the database is busy or unreachable (503)
-
-
-def error_body(code: str, message: str, message_en: str, **extra: Any) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message, "message_en": message_en, **extra}}
-
-
-def domain_error_json(error: LunzangError) -> tuple[Any, int]:
-    """A domain error as the API's JSON answer, with its status; the request is refused, its
-    writes dropped (:func:`webapp.refusal.refuse`)."""
-    from webapp.refusal import refuse
-
-    refuse()
-    return jsonify(error_body(error.code, error.message.zh, error.message.en, **error.extra_json())), error.status
 
 
 def database_unavailable(app: Flask, error: DBAPIError) -> Any:

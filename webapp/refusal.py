@@ -11,7 +11,7 @@ errors) marks the request refused, rolls its session back and answers:
 - on any other page: the site's error page with the message and the error's status.
 
 (The API blueprint answers its own ``ApiError`` and domain errors the same way:
-:func:`webapp.errors.domain_error_json` refuses the request first.) A page that shows its form
+:func:`domain_error_json` refuses the request first.) A page that shows its form
 again with what only the view holds may catch the error itself, but then calls :func:`refuse`
 before answering (the wants pages).
 
@@ -28,7 +28,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar, cast
 
-from flask import Flask, current_app, flash, g, redirect, render_template, request
+from flask import Flask, current_app, flash, g, jsonify, redirect, render_template, request
 from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
 
@@ -90,12 +90,22 @@ def _wants_api() -> bool:
     return request.path.startswith("/api/")
 
 
+def error_body(code: str, message: str, message_en: str, **extra: Any) -> dict[str, Any]:
+    """DESIGN §8's error shape: ``{"error": {"code", "message", "message_en", …}}``."""
+    return {"error": {"code": code, "message": message, "message_en": message_en, **extra}}
+
+
+def domain_error_json(error: LunzangError) -> tuple[Any, int]:
+    """A domain error as the API's JSON answer, with its status; the request is refused, its
+    writes dropped (:func:`refuse`)."""
+    refuse()
+    return jsonify(error_body(error.code, error.message.zh, error.message.en, **error.extra_json())), error.status
+
+
 def handle_domain_error(error: LunzangError) -> Any:
     """The one answer to a refused request (see the module's docstring)."""
     refuse()
     if _wants_api():
-        from webapp.errors import domain_error_json
-
         return domain_error_json(error)
     answer: PageAnswer | None = g.get(_ANSWER)
     if answer is not None:

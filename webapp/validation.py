@@ -144,7 +144,7 @@ def init_app(app: Flask) -> None:
         if unusable_path_value() is not None:  # names nothing: 404, with why
             zh, en = "路径中含有不可用的字符（控制字符或不成对的代理码）", "the path holds an unusable character"
             if request.path.startswith("/api/"):
-                from webapp.errors import error_body
+                from webapp.refusal import error_body
 
                 return jsonify(error_body("not_found", zh, en)), 404
             message = _("路径中含有不可用的字符（控制字符或不成对的代理码）")
@@ -153,7 +153,7 @@ def init_app(app: Flask) -> None:
             validate_request()
         except InvalidInput as error:
             if request.path.startswith("/api/"):
-                from webapp.errors import error_body
+                from webapp.refusal import error_body
 
                 return jsonify(error_body("invalid_input", error.zh, error.en, field=error.field)), 400
             return render_template("error.html", title=_("无法处理的输入"), message=error.zh), 400

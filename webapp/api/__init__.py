@@ -12,7 +12,7 @@ from flask import Blueprint, jsonify
 from werkzeug.exceptions import HTTPException
 
 from catalog.errors import LunzangError
-from webapp.errors import domain_error_json, error_body
+from webapp.refusal import domain_error_json, error_body
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
