@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
@@ -85,7 +85,7 @@ def set_completion(
 
 @dataclass(frozen=True)
 class HistoryRow:
-    """A ledger entry in the API's shape (issue 6 §7)."""
+    """A ledger entry with its printing's names."""
 
     id: int
     set: str
@@ -100,10 +100,6 @@ class HistoryRow:
     ref: str
     import_id: int | None
     at: datetime
-
-    def to_json(self) -> dict[str, Any]:
-        at = self.at if self.at.tzinfo else self.at.replace(tzinfo=UTC)
-        return {**self.__dict__, "at": at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
 
 
 def history(
