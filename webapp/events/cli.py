@@ -23,7 +23,7 @@ from catalog import accounts
 from catalog import db as catalog_db
 from catalog.decks.lists import DecklistError
 from catalog.errors import Message
-from catalog.events import prizes, running, safety, seasons, stores, views
+from catalog.events import prizes, running, safety, seasons, stores
 from catalog.events import registration as reg
 from catalog.events.export import event_csv, event_workbook, season_csv, season_workbook
 from catalog.events.registration import EventError
@@ -32,6 +32,7 @@ from catalog.numbers import BadNumber, parse_int
 from webapp.cli_numbers import ID, StrictInt
 from webapp.cli_support import friendly
 from webapp.db import get_engine
+from webapp.shapes.events import Standings
 
 MAX_FILE = 1_000_000
 
@@ -344,7 +345,7 @@ def standings_command(event_id: int, round_number: int | None, as_json: bool) ->
     """排名：积分，然后对手胜率、局胜率、对手局胜率（MTR；对手胜率每人至少 1/3）。"""
     with Session(get_engine()) as session:
         event = reg.get_event(session=session, event_id=event_id)
-        data = views.standings_data(session=session, event=event, up_to=round_number)
+        data = Standings.of(session=session, event=event, up_to=round_number).body()
     if as_json:
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
