@@ -1,7 +1,7 @@
 """JSON API under /api/v1 (DESIGN §8): one module per area, one OpenAPI document.
 
 Errors are ``{"error": {"code", "message", "message_en"}}`` with a 4xx status, never a trace.
-Each area module adds its routes to ``bp`` and its paths to ``openapi.PATHS``.
+Each area module adds its routes to ``bp`` and declares each one (``openapi.operation``) beside it.
 """
 
 from __future__ import annotations

@@ -33,18 +33,34 @@ class _Schema(GenerateJsonSchema):
         return False
 
 
+def _with_refs(schema: Any) -> Any:
+    """``schema`` with :func:`webapp.shapes.component` markers written as ``$ref``."""
+    if isinstance(schema, dict):
+        if set(schema) == {"x-component"}:
+            return {"$ref": REF.format(model=schema["x-component"])}
+        return {key: _with_refs(value) for key, value in schema.items()}
+    if isinstance(schema, list):
+        return [_with_refs(value) for value in schema]
+    return schema
+
+
+def _generate(shape: type[BaseModel], mode: Literal["validation", "serialization"]) -> dict[str, Any]:
+    """``shape``'s JSON Schema, its nested shapes added to the components."""
+    schema: dict[str, Any] = _with_refs(shape.model_json_schema(ref_template=REF, schema_generator=_Schema, mode=mode))
+    SCHEMAS.update(schema.pop("$defs", {}))
+    return schema
+
+
 def schema_of(shape: type[BaseModel], *, mode: Literal["validation", "serialization"]) -> dict[str, Any]:
     """``shape``'s JSON Schema as a component (its nested shapes too); answers the ``$ref``."""
-    schema = shape.model_json_schema(ref_template=REF, schema_generator=_Schema, mode=mode)
-    SCHEMAS.update(schema.pop("$defs", {}))
+    schema = _generate(shape, mode)
     SCHEMAS[shape.__name__] = schema
     return {"$ref": REF.format(model=shape.__name__)}
 
 
 def inline_schema_of(shape: type[BaseModel]) -> dict[str, Any]:
     """``shape``'s request schema written out in the operation (nested shapes as components)."""
-    schema = shape.model_json_schema(ref_template=REF, schema_generator=_Schema, mode="validation")
-    SCHEMAS.update(schema.pop("$defs", {}))
+    schema = _generate(shape, "validation")
     schema.pop("title", None)
     return schema
 

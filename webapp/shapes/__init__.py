@@ -36,6 +36,13 @@ def _whole_number(value: Any) -> Any:
     return value
 
 
+def component(name: str) -> dict[str, Any]:
+    """A reference to the document's component ``name`` inside a hand-written schema
+    (``WithJsonSchema``): pydantic resolves every ``$ref`` it meets, so the document writes the
+    ``$ref`` itself (:func:`webapp.api.openapi.schema_of`)."""
+    return {"x-component": name}
+
+
 # An integer in a request body: a JSON number without a fraction, never true/false or "3".
 WholeNumber = Annotated[int, BeforeValidator(_whole_number)]
 

@@ -96,7 +96,7 @@ class ImportReport(Shape):
     ignored_columns: list[str]
     mapped: bool
     header: list[str]
-    source: dict[str, str]
+    source: dict[str, Any] = Field(description="kind (csv/xlsx), encoding, delimiter, sheet")
     rows: int
     merged: int
     lines_added: int
