@@ -8,7 +8,7 @@ from sqlmodel import Session
 
 from catalog import db as catalog_db
 from catalog.collection import ItemGrade, adjust, import_collection
-from catalog.collection.views import collection_page, history, set_completion, totals
+from catalog.collection.views import Totals, collection_page, history, set_completion, totals
 from catalog.collection.wants import (
     NotFound,
     WantError,
@@ -107,7 +107,7 @@ def test_totals_completion_page_and_history(sample_catalogue: Engine, alice: int
             session=session, user_id=alice, data=(HEADER + "M4,M4-001,,3,,,,1\nM4,M4-002,,1,,,,\n").encode(), now=NOW
         )
         pid = _add(session, alice, "M4-001", 1, ItemGrade("LP"))
-        assert totals(session=session, user_id=alice).to_json() == {"printings": 2, "cards": 5, "for_trade": 1}
+        assert totals(session=session, user_id=alice) == Totals(printings=2, cards=5, for_trade=1)
         sets = {s.code: s for s in set_completion(session=session, user_id=alice, game="samsara")}
         m4 = sets["M4"]
         assert (m4.owned, m4.total) == (2, 45)

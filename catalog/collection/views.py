@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import func, select
 from sqlmodel import Session
@@ -33,16 +32,6 @@ class SetCompletion:
     owned: int = 0  # distinct printings owned
     total: int = 0
     by_rarity: dict[str, tuple[int, int]] = field(default_factory=dict)  # rarity → (owned, total), low → high
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "game": self.game,
-            "set": self.code,
-            "name": self.name,
-            "owned": self.owned,
-            "total": self.total,
-            "by_rarity": {r: {"owned": o, "total": t} for r, (o, t) in self.by_rarity.items()},
-        }
 
 
 def set_completion(
