@@ -141,7 +141,9 @@ def operation(
         declared["parameters"] = list(parameters)
     if body is not None:
         schema = inline_schema_of(body) if inline_body else schema_of(body, mode="validation")
-        declared["requestBody"] = {"required": body_required, "content": {"application/json": {"schema": schema}}}
+        declared["requestBody"] = {"content": {"application/json": {"schema": schema}}}
+        if body_required:  # OpenAPI's default is false
+            declared["requestBody"] = {"required": True, **declared["requestBody"]}
     elif request_body is not None:
         declared["requestBody"] = request_body
     declared["responses"] = {str(status): answer.document() for status, answer in answers.items()}

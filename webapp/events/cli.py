@@ -32,7 +32,7 @@ from catalog.numbers import BadNumber, parse_int
 from webapp.cli_numbers import ID, StrictInt
 from webapp.cli_support import friendly
 from webapp.db import get_engine
-from webapp.shapes.events import Standings
+from webapp.shapes.events import Pairing, Pairings, Standings
 
 MAX_FILE = 1_000_000
 
@@ -104,18 +104,17 @@ def _int(value: str, what: str, line: int) -> int:
 
 
 def _pairings_json(event: Event, number: int, tables: list[Match], names: dict[int, str]) -> dict[str, Any]:
-    return {
-        "event": event.id,
-        "round": number,
-        "pairings": [
-            {
-                "table": m.table_number,
-                "player_a": names[m.player_a_id],
-                "player_b": names[m.player_b_id] if m.player_b_id is not None else None,
-            }
-            for m in tables
-        ],
-    }
+    """The API's Pairings shape of a round just paired."""
+    assert event.id is not None
+    pairings = [
+        Pairing(
+            table=m.table_number,
+            player_a=names[m.player_a_id],
+            player_b=names[m.player_b_id] if m.player_b_id is not None else None,
+        )
+        for m in tables
+    ]
+    return Pairings(event=event.id, round=number, pairings=pairings).body()
 
 
 def _names(session: Session, event: Event) -> dict[int, str]:

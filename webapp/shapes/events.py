@@ -3,6 +3,7 @@ a result (read and sent)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ConfigDict, Field
@@ -174,6 +175,14 @@ _TABLE: JsonDict = {"minimum": 1, "maximum": INT32}
 _GAMES: JsonDict = {"minimum": 0, "maximum": running.MAX_GAMES}
 
 
+def _no_default(extra: JsonDict) -> Callable[[JsonDict], None]:
+    def amend(schema: JsonDict) -> None:
+        schema.pop("default", None)
+        schema.update(extra)
+
+    return amend
+
+
 class ResultReport(Shape):
     model_config = ConfigDict(json_schema_extra={"description": f"1 to {running.MAX_GAMES} games in all"})
 
@@ -181,7 +190,8 @@ class ResultReport(Shape):
     table: WholeNumber = Field(json_schema_extra=_TABLE)
     wins_a: WholeNumber = Field(json_schema_extra=_GAMES)
     wins_b: WholeNumber = Field(json_schema_extra=_GAMES)
-    draws: WholeNumber = Field(0, json_schema_extra=_GAMES)
+    # none, when left out (the document, as before, names no default)
+    draws: WholeNumber = Field(0, json_schema_extra=_no_default(_GAMES))
 
 
 class ResultAnswer(Shape):
