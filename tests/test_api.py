@@ -74,3 +74,45 @@ def test_a_search_answers_card_urls_that_open_the_card(sample_app: Any) -> None:
     for card in cards:
         page = client.get(card["url"])
         assert page.status_code == 200 and card["name"] in page.get_data(as_text=True)
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field", "zh"),
+    [
+        ("/packs/open", {"set": 5, "boxes": 1}, "set", "应是字符串"),
+        ("/packs/open", {"boxes": 1}, "set", "缺少"),
+        ("/packs/open", {"set": "M4", "boxes": 1, "add_to_collection": "yes"}, "add_to_collection", "true 或 false"),
+        ("/trades", {"to": "bob", "give_decks": [0]}, "give_decks[0]", "不能小于 1"),
+        ("/trades/1/accept", {"version": "3"}, "version", "应为整数"),
+    ],
+)
+def test_a_body_its_shape_refuses_is_a_400_naming_the_field_in_both_languages(
+    client: Any, engine: Any, make_user: Any, path: str, body: Any, field: str, zh: str
+) -> None:
+    """One handler (webapp.api) answers pydantic's ValidationError with the API's error shape."""
+    from datetime import UTC, datetime
+
+    from sqlmodel import Session
+
+    from catalog.accounts import issue_token
+
+    with Session(engine) as session:
+        token = issue_token(session=session, user=make_user(session), name="test", now=datetime.now(UTC))[1]
+        session.commit()
+    response = client.post(f"/api/v1{path}", json=body, headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 400, response.get_json()
+    error = response.get_json()["error"]
+    assert error["code"] == "bad_request"
+    assert field in error["message"] and zh in error["message"]
+    assert f"'{field}'" in error["message_en"]
+
+
+def test_validation_messages_name_nested_fields() -> None:
+    from pydantic import ValidationError
+
+    from webapp.shapes.errors import validation_messages
+    from webapp.shapes.trading import CounterOffer
+
+    with pytest.raises(ValidationError) as caught:
+        CounterOffer.model_validate({"version": 1, "give_decks": [1, "x"]})
+    assert validation_messages(caught.value) == ("give_decks[1] 应为整数", "'give_decks[1]' must be a whole number")

@@ -25,6 +25,7 @@ from catalog.collection.imports import ImportNotFound
 from catalog.models import CardSet, CollectionImport, Game, LedgerEntry
 from tests.collectionkit import NOW, committed_user, owned, printing_id, snapshot
 from tests.helpers import table_counts
+from webapp.shapes.collection import ImportReport
 
 HEADER = "set,number,name,quantity,condition,language,finish,for_trade\n"
 
@@ -186,7 +187,7 @@ def test_every_error_has_line_and_column_and_nothing_is_written(
     problem = caught.value.problems[0]
     assert (problem.line, problem.column) == (line, column), problem
     assert fragment in problem.message.zh
-    assert problem.to_json()["message_en"]
+    assert problem.message.en
     assert table_counts(sample_catalogue) == before
 
 
@@ -202,7 +203,7 @@ def test_dry_run_reports_and_writes_nothing(sample_catalogue: Engine, alice: int
     report = _import(sample_catalogue, alice, HEADER + "M4,M4-001,,2,,,,\n", dry_run=True)
     assert report.dry_run and report.import_id is None and report.cards_added == 2
     assert report.changes[0]["name"] == "小红帽·森林歌者" and report.changes[0]["after"] == 2
-    json.dumps(report.to_json())
+    json.dumps(ImportReport.of(report).body())
     assert table_counts(sample_catalogue) == before
 
 

@@ -29,6 +29,7 @@ from catalog.lookup import UnknownPrinting
 from catalog.models import CollectionItem, LedgerEntry
 from tests.collectionkit import NOW, committed_user, owned, printing_id
 from tests.helpers import table_counts
+from webapp.shapes.collection import CollectionItem as ItemShape
 
 
 @pytest.fixture
@@ -194,13 +195,13 @@ def test_change_item_by_set_and_number(sample_catalogue: Engine, alice: int, cel
         result = change_item(
             session=session, user_id=alice, set_code="m4", number="ｍ４-００１", delta=2, now=NOW, **cells
         )
-        data = result.to_json()
+        data = ItemShape.changed(result).body()
         assert (data["condition"], data["language"], data["finish"]) == expected
         assert (data["set"], data["number"], data["quantity"], data["for_trade"]) == ("M4", "M4-001", 2, 0)
         traded = change_for_trade(
             session=session, user_id=alice, set_code="M4", number="M4-001", for_trade=1, now=NOW, **cells
         )
-        assert traded.to_json()["for_trade"] == 1
+        assert ItemShape.changed(traded).body()["for_trade"] == 1
 
 
 @pytest.mark.parametrize(

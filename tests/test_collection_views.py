@@ -8,7 +8,7 @@ from sqlmodel import Session
 
 from catalog import db as catalog_db
 from catalog.collection import ItemGrade, adjust, import_collection
-from catalog.collection.reads import collection_page, history, set_completion, totals
+from catalog.collection.reads import Totals, collection_page, history, set_completion, totals
 from catalog.collection.saved_decks import (
     add_missing_to_wants,
     deck_ownership,
@@ -31,6 +31,7 @@ from catalog.decks.lists import DecklistError
 from catalog.lookup import UnknownPrinting, find_card
 from catalog.models import Printing, User
 from tests.collectionkit import NM, NOW, committed_user, owned, printing_id
+from webapp.shapes.collection import LedgerEntry
 
 HEADER = "set,number,name,quantity,condition,language,finish,for_trade\n"
 
@@ -106,7 +107,7 @@ def test_totals_completion_page_and_history(sample_catalogue: Engine, alice: int
             session=session, user_id=alice, data=(HEADER + "M4,M4-001,,3,,,,1\nM4,M4-002,,1,,,,\n").encode(), now=NOW
         )
         pid = _add(session, alice, "M4-001", 1, ItemGrade("LP"))
-        assert totals(session=session, user_id=alice).to_json() == {"printings": 2, "cards": 5, "for_trade": 1}
+        assert totals(session=session, user_id=alice) == Totals(printings=2, cards=5, for_trade=1)
         sets = {s.code: s for s in set_completion(session=session, user_id=alice, game="samsara")}
         m4 = sets["M4"]
         assert (m4.owned, m4.total) == (2, 45)
@@ -123,8 +124,8 @@ def test_totals_completion_page_and_history(sample_catalogue: Engine, alice: int
         assert collection_page(session=session, user_id=alice, query="xiaohongmao").total == 3
         card_history = history(session=session, user_id=alice, printing_id=pid)
         assert [(h.delta, h.reason, h.condition) for h in card_history] == [(1, "manual", "LP"), (3, "import", "NM")]
-        assert card_history[1].to_json()["at"] == "2026-06-01T12:00:00Z"
-        assert card_history[1].to_json()["set"] == "M4"
+        assert LedgerEntry.of(card_history[1]).body()["at"] == "2026-06-01T12:00:00Z"
+        assert LedgerEntry.of(card_history[1]).body()["set"] == "M4"
         by_import = history(session=session, user_id=alice, import_id=report.import_id)
         assert len(by_import) == 2 and all(h.ref == f"import #{report.import_id}" for h in by_import)
 

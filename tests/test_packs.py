@@ -20,6 +20,7 @@ from catalog.boosters.odds import pack_odds
 from catalog.db import transaction
 from catalog.ingest import import_catalogue
 from catalog.models import CardSet, Printing
+from webapp.shapes.catalogue import PackOpening, SetCompletion
 
 EL = ("C", "R", "PR", "UR", "SR")
 STANDARD = [{"count": 7, "rarity": {"C": 1}}, {"count": 1, "rarity": {"C": 40, "R": 35, "PR": 15, "UR": 7, "SR": 3}}]
@@ -53,10 +54,10 @@ M4_SIZES = {"C": 23, "R": 10, "PR": 6, "UR": 4, "SR": 2}
 
 def test_same_seed_same_cards_and_different_seeds_differ() -> None:
     model = make_model(M4_SIZES)
-    one = boosters.open_model(model, seed=42, boxes=2).to_json()
-    assert json.dumps(one) == json.dumps(boosters.open_model(model, seed=42, boxes=2).to_json())
+    one = PackOpening.of(boosters.open_model(model, seed=42, boxes=2)).body()
+    assert json.dumps(one) == json.dumps(PackOpening.of(boosters.open_model(model, seed=42, boxes=2)).body())
     assert one["seed"] == 42
-    assert one != boosters.open_model(model, seed=43, boxes=2).to_json()
+    assert one != PackOpening.of(boosters.open_model(model, seed=43, boxes=2)).body()
 
 
 # The first box of M4 (the model above) at seed 42, pack by pack, as card numbers X-NNN. Written
@@ -83,7 +84,7 @@ GOLDEN_M4_SEED_42 = [
 
 
 def test_seed_42_opens_the_golden_box() -> None:
-    opened = boosters.open_model(make_model(M4_SIZES), seed=42, boxes=1).to_json()
+    opened = PackOpening.of(boosters.open_model(make_model(M4_SIZES), seed=42, boxes=1)).body()
     packs = [
         " ".join(card["number"].removeprefix("X-") for card in pack["cards"]) for pack in opened["boxes"][0]["packs"]
     ]
@@ -92,12 +93,12 @@ def test_seed_42_opens_the_golden_box() -> None:
 
 def test_packs_are_the_first_packs_of_the_same_boxes() -> None:
     model = make_model(M4_SIZES)
-    box = boosters.open_model(model, seed=7, boxes=1).to_json()["boxes"][0]["packs"]
-    sixteen = boosters.open_model(model, seed=7, packs=16).to_json()
-    three = boosters.open_model(model, seed=7, packs=3).to_json()
+    box = PackOpening.of(boosters.open_model(model, seed=7, boxes=1)).body()["boxes"][0]["packs"]
+    sixteen = PackOpening.of(boosters.open_model(model, seed=7, packs=16)).body()
+    three = PackOpening.of(boosters.open_model(model, seed=7, packs=3)).body()
     assert sixteen["boxes"] == [{"packs": box}]
     assert three["boxes"] == [{"packs": box[:3]}]
-    twenty = boosters.open_model(model, seed=7, packs=20).to_json()
+    twenty = PackOpening.of(boosters.open_model(model, seed=7, packs=20)).body()
     assert len(twenty["boxes"]) == 1 and len(twenty["boxes"][0]["packs"]) == 20
 
 
@@ -273,8 +274,8 @@ def test_completion_is_reproducible_and_chunked(monkeypatch: pytest.MonkeyPatch)
     model = make_model(
         {"C": 9, "R": 3, "SR": 1}, [{"count": 3, "rarity": {"C": 1}}, {"count": 1, "rarity": {"R": 9, "SR": 1}}]
     )
-    first = boosters.complete_set(model, trials=300, seed=5).to_json()
-    assert first == boosters.complete_set(model, trials=300, seed=5).to_json()
+    first = SetCompletion.of(boosters.complete_set(model, trials=300, seed=5)).body()
+    assert first == SetCompletion.of(boosters.complete_set(model, trials=300, seed=5)).body()
     assert set(first) >= {"set", "trials", "seed", "complete", "playset"}
     assert set(first["complete"]) >= {"mean", "p50", "p90", "p99"}
     # Tiny chunks and trial batches give the same kind of answer (memory bound does not matter).
@@ -329,8 +330,8 @@ def test_open_a_sample_box(sample_catalogue: Engine) -> None:
         again = boosters.open_packs(session=session, set_code="M4", boxes=1, seed=42)
         m4 = session.scalars(select(CardSet).where(CardSet.code == "M4")).one()
         numbers = {p.number for p in session.scalars(select(Printing).where(Printing.set_id == m4.id))}
-    data = opening.to_json()
-    assert json.dumps(data) == json.dumps(again.to_json())
+    data = PackOpening.of(opening).body()
+    assert json.dumps(data) == json.dumps(PackOpening.of(again).body())
     assert data["set"] == "M4" and data["seed"] == 42
     packs = data["boxes"][0]["packs"]
     assert len(packs) == 16 and all(len(p["cards"]) == 8 for p in packs)

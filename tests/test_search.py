@@ -15,9 +15,10 @@ from sqlmodel import Session
 
 from catalog import db as catalog_db
 from catalog.ingest import import_catalogue
-from catalog.search import QueryError, result_json, search
+from catalog.search import QueryError, search
 from catalog.search.parser import And, Not, Or, Term, parse
 from tests.conftest import ON_POSTGRES
+from webapp.shapes.catalogue import CardPage
 
 # ---- parser ---------------------------------------------------------------------------------
 
@@ -263,7 +264,7 @@ def test_pagination_is_stable(catalogue: Engine) -> None:
 
 def test_json_shape(catalogue: Engine) -> None:
     with Session(catalogue) as session:
-        body = result_json(search(session=session, text="东海龙王"))
+        body = CardPage.of(search(session=session, text="东海龙王")).body()
     assert body["total"] == 1
     card = body["cards"][0]
     assert {k: card[k] for k in ("name", "game", "type", "rarity", "set", "number")} == {

@@ -19,6 +19,7 @@ from catalog.boosters import complete_set, load_pack_model
 from catalog.ingest import ImportFailed, import_catalogue
 from catalog.models import Game, Printing
 from catalog.search import QueryError, search
+from webapp.shapes.catalogue import SetCompletion
 
 ZHUTIAN = """game = "zhutian"
 [vocabulary]
@@ -100,7 +101,7 @@ def test_a_declared_rarity_ladder_replaces_the_default(engine: Engine, tmp_path:
     assert names(engine, "r>=3") == ["妖王", "老妖"]
     assert names(engine, "r<2") == ["小妖", "山精"]
     assert model.rarity_order[:5] == ("1", "2", "3", "4", "5")
-    completion = complete_set(model, trials=20, seed=1).to_json()
+    completion = SetCompletion.of(complete_set(model, trials=20, seed=1)).body()
     assert completion["complete"]["mean"] >= 1 and completion.get("unobtainable", 0) == 0
     # the same files again: a no-op, and the stored ladder holds for a catalogue without one
     run(engine, folder(tmp_path / "again", "zt", ZHUTIAN, ZHUTIAN_ROWS))

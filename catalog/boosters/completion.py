@@ -40,13 +40,6 @@ class Distribution:
     histogram: dict[int, int]
     exact_mean: float | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"mean": self.mean, "p50": self.p50, "p90": self.p90, "p99": self.p99}
-        if self.exact_mean is not None:
-            out["exact_mean"] = self.exact_mean
-        out["histogram"] = {str(k): v for k, v in self.histogram.items()}
-        return out
-
 
 @dataclass(frozen=True)
 class Completion:
@@ -58,21 +51,6 @@ class Completion:
     packs_simulated: int
     unobtainable: int = 0
     copies: int = field(default=PLAYSET)
-
-    def to_json(self) -> dict[str, Any]:
-        """DESIGN §7: ``set``, ``trials``, ``seed``, ``complete``, ``playset`` (+ extensions)."""
-        return {
-            "set": self.model.set_code,
-            "game": self.model.game,
-            "trials": self.trials,
-            "seed": self.seed,
-            "unit": "boxes",
-            "packs_per_box": self.model.packs_per_box,
-            "complete": self.complete.to_json(),
-            "playset": self.playset.to_json(),
-            "packs_simulated": self.packs_simulated,
-            "unobtainable": self.unobtainable,
-        }
 
 
 def _distribution(boxes: np.ndarray, exact: float | None = None) -> Distribution:

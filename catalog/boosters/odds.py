@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import comb, prod
-from typing import Any
 
 from catalog.boosters.model import PackModel, PackPrinting, Slot
 
@@ -74,9 +73,6 @@ class RarityOdds:
     expected: float
     p_at_least_one: float
 
-    def to_json(self) -> dict[str, float]:
-        return {"expected": self.expected, "p_at_least_one": self.p_at_least_one}
-
 
 @dataclass(frozen=True)
 class PrintingOdds:
@@ -87,18 +83,6 @@ class PrintingOdds:
     expected_per_pack: float
     expected_per_box: float
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "number": self.printing.number,
-            "name": self.printing.name,
-            "rarity": self.printing.rarity,
-            "p_pack": self.p_pack,
-            "p_box": self.p_box,
-            "p_boxes": self.p_boxes,
-            "expected_per_pack": self.expected_per_pack,
-            "expected_per_box": self.expected_per_box,
-        }
-
 
 @dataclass(frozen=True)
 class Odds:
@@ -108,21 +92,6 @@ class Odds:
     per_box: dict[str, RarityOdds]
     per_boxes: dict[str, RarityOdds]
     printings: list[PrintingOdds]
-
-    def to_json(self) -> dict[str, Any]:
-        """DESIGN §7 (``set``, ``per_pack``, ``per_box``) plus per-printing odds (extension)."""
-        return {
-            "set": self.model.set_code,
-            "game": self.model.game,
-            "template": self.model.template,
-            "packs_per_box": self.model.packs_per_box,
-            "cards_per_pack": self.model.cards_per_pack,
-            "n_boxes": self.n_boxes,
-            "per_pack": {r: o.to_json() for r, o in self.per_pack.items()},
-            "per_box": {r: o.to_json() for r, o in self.per_box.items()},
-            "per_boxes": {r: o.to_json() for r, o in self.per_boxes.items()},
-            "printings": [p.to_json() for p in self.printings],
-        }
 
 
 def rarity_odds(model: PackModel, rarity: str, n_boxes: int) -> tuple[RarityOdds, RarityOdds, RarityOdds]:

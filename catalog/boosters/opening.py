@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from sqlmodel import Session
@@ -22,16 +21,6 @@ class Opening:
     seed: int
     boxes: list[list[list[PackPrinting]]]
     packs_requested: int | None = None  # --packs N: one box holding just those packs
-
-    def to_json(self) -> dict[str, Any]:
-        """The DESIGN §7 shape, plus the game and the template name (extensions)."""
-        return {
-            "set": self.model.set_code,
-            "game": self.model.game,
-            "template": self.model.template,
-            "seed": self.seed,
-            "boxes": [{"packs": [{"cards": [_card(p) for p in pack]} for pack in box]} for box in self.boxes],
-        }
 
     def all_cards(self) -> list[PackPrinting]:
         return [card for box in self.boxes for pack in box for card in pack]
@@ -53,10 +42,6 @@ class Opening:
             tally[card.id] = (card, (seen[1] if seen else 0) + 1)
         ranked = sorted(tally.values(), key=lambda pc: (-rank[pc[0].rarity], index[pc[0].id]))
         return ranked[:limit] if limit is not None else ranked
-
-
-def _card(printing: PackPrinting) -> dict[str, str]:
-    return {"number": printing.number, "name": printing.name, "rarity": printing.rarity}
 
 
 def open_model(model: PackModel, *, seed: int, packs: int | None = None, boxes: int | None = None) -> Opening:

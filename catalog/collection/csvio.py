@@ -46,9 +46,6 @@ class CsvProblem:
     column: str
     message: Message
 
-    def to_json(self) -> dict[str, Any]:
-        return {"line": self.line, "column": self.column, "message": self.message.zh, "message_en": self.message.en}
-
     def located(self, filename: str) -> str:
         return f"{filename}:{self.line}: {self.column}: {self.message.zh}"
 
@@ -103,7 +100,12 @@ class CollectionFileError(LunzangError):
         return max(0, len(self.problems) - MAX_LISTED_PROBLEMS)
 
     def extra_json(self) -> dict[str, Any]:
-        extra: dict[str, Any] = {"details": [p.to_json() for p in self.listed]}
+        extra: dict[str, Any] = {
+            "details": [
+                {"line": p.line, "column": p.column, "message": p.message.zh, "message_en": p.message.en}
+                for p in self.listed
+            ]
+        }
         if self.more:
             extra["more"] = self.more
         return extra

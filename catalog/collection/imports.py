@@ -68,9 +68,6 @@ class CollectionImportReport:
     def changed(self) -> bool:
         return bool(self.lines_added or self.lines_changed or self.lines_removed)
 
-    def to_json(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
-
 
 def _describe(change: ItemChange, info: dict[int, PrintingInfo]) -> dict[str, Any]:
     printing = info.get(change.printing_id)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlmodel import Session
 
@@ -22,25 +21,10 @@ class BadDelta(LunzangError):
 
 @dataclass(frozen=True)
 class ItemResult:
-    """An item after a change, in the API's shape (issue 6 §7)."""
+    """An item after a change: the printing and what changed."""
 
     printing: PrintingInfo
     change: ItemChange
-
-    def to_json(self) -> dict[str, Any]:
-        grade = self.change.grade
-        return {
-            "game": self.printing.set.game,
-            "set": self.printing.set.code,
-            "number": self.printing.number,
-            "name": self.printing.name,
-            "condition": grade.condition,
-            "language": grade.language,
-            "finish": grade.finish,
-            "quantity": self.change.after,
-            "for_trade": self.change.for_trade_after,
-            "delta": self.change.delta,
-        }
 
 
 def change_item(

@@ -59,19 +59,12 @@ class ItemRow:
     for_trade: int
     note: str
 
-    def to_json(self) -> dict[str, Any]:
-        data = {k: v for k, v in self.__dict__.items() if k != "grade"}
-        return {**data, "condition": self.grade.condition, "language": self.grade.language, "finish": self.grade.finish}
-
 
 @dataclass(frozen=True)
 class Totals:
     printings: int  # distinct printings owned
     cards: int  # copies in all
     for_trade: int  # copies offered for trade
-
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 def totals_key(database: str, user_id: int) -> Hashable:

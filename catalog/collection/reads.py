@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any
+from datetime import datetime
 
 from sqlalchemy import func, select
 from sqlmodel import Session
@@ -33,16 +32,6 @@ class SetCompletion:
     owned: int = 0  # distinct printings owned
     total: int = 0
     by_rarity: dict[str, tuple[int, int]] = field(default_factory=dict)  # rarity → (owned, total), low → high
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "game": self.game,
-            "set": self.code,
-            "name": self.name,
-            "owned": self.owned,
-            "total": self.total,
-            "by_rarity": {r: {"owned": o, "total": t} for r, (o, t) in self.by_rarity.items()},
-        }
 
 
 def set_completion(
@@ -85,7 +74,7 @@ def set_completion(
 
 @dataclass(frozen=True)
 class HistoryRow:
-    """A ledger entry in the API's shape (issue 6 §7)."""
+    """A ledger entry with its printing's names."""
 
     id: int
     set: str
@@ -100,10 +89,6 @@ class HistoryRow:
     ref: str
     import_id: int | None
     at: datetime
-
-    def to_json(self) -> dict[str, Any]:
-        at = self.at if self.at.tzinfo else self.at.replace(tzinfo=UTC)
-        return {**self.__dict__, "at": at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
 
 
 def history(

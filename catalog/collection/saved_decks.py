@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import select
 from sqlmodel import Session
@@ -86,16 +85,6 @@ class OwnershipLine:
     def missing(self) -> int:
         return max(0, self.needed - self.owned)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "card_id": self.card_id,
-            "name": self.name,
-            "needed": self.needed,
-            "owned": self.owned,
-            "missing": self.missing,
-            "lines": list(self.lines),
-        }
-
 
 @dataclass
 class DeckOwnership:
@@ -109,14 +98,6 @@ class DeckOwnership:
     @property
     def missing(self) -> int:
         return sum(line.missing for line in self.lines)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "buildable": self.buildable,
-            "missing": self.missing,
-            "lines": [x.to_json() for x in self.lines],
-            "unresolved": self.unresolved,
-        }
 
 
 def deck_ownership(*, session: Session, user_id: int, deck: SavedDeck, pool: CardPool | None = None) -> DeckOwnership:

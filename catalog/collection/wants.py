@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import select
 from sqlmodel import Session
@@ -50,9 +49,6 @@ class WantRow:
         what the printing wants refining it still miss (never below 0)."""
         return max(0, self.quantity - self.owned - self.refined_by)
 
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__) | {"missing": self.missing}
-
 
 @dataclass(frozen=True)
 class HaveRow:
@@ -65,10 +61,6 @@ class HaveRow:
     grade: ItemGrade
     quantity: int
     for_trade: int
-
-    def to_json(self) -> dict[str, Any]:
-        data = {k: v for k, v in self.__dict__.items() if k != "grade"}
-        return {**data, "condition": self.grade.condition, "language": self.grade.language, "finish": self.grade.finish}
 
 
 def set_want(

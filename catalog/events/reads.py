@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from sqlalchemy import or_, select
 from sqlmodel import Session
 
 from catalog.events.registration import last_round, planned_rounds, registrations
-from catalog.events.running import matches, standings
+from catalog.events.running import matches
 from catalog.models import Event, Match, PairingChange, Registration, Round, Season
 from catalog.models.event_columns import EVENT, REG, ROUND
 
@@ -95,65 +94,6 @@ def list_seasons(*, session: Session) -> list[Season]:
 
 def total_rounds(*, session: Session, event: Event) -> int:
     return planned_rounds(session=session, event=event)
-
-
-def standings_data(*, session: Session, event: Event, up_to: int | None = None) -> dict[str, Any]:
-    """The standings JSON of DESIGN §12 (CLI ``--json`` and the API): fractions 0–1."""
-    table = standings(session=session, event=event, up_to=up_to)
-    return {
-        "event": event.id,
-        "round": table.round,
-        "standings": [
-            {
-                "rank": s.rank,
-                "player": s.record.entrant.name,
-                "points": s.record.points,
-                "omw": round(float(s.record.omw), 6),
-                "gw": round(float(s.record.gw), 6),
-                "ogw": round(float(s.record.ogw), 6),
-                "played": s.record.played,
-                "won": s.record.won,
-                "drawn": s.record.drawn,
-                "lost": s.record.lost,
-                "byes": s.record.byes,
-            }
-            for s in table.rows
-        ],
-    }
-
-
-def pairings_data(*, session: Session, event: Event, number: int | None = None) -> dict[str, Any]:
-    """The pairings JSON of DESIGN §12: ``{"event", "round", "pairings": [{"table", "player_a", "player_b"}]}``."""
-    current = round_view(session=session, event=event, number=number)
-    return {
-        "event": event.id,
-        "round": current.number if current else 0,
-        "pairings": [
-            {"table": t.table, "player_a": t.a.player_name, "player_b": t.b.player_name if t.b else None}
-            for t in (current.tables if current else [])
-        ],
-    }
-
-
-def event_data(*, session: Session, event: Event) -> dict[str, Any]:
-    """The public facts of an event (no decklists)."""
-    return {
-        "id": event.id,
-        "name": event.name,
-        "game": event.game,
-        "format": event.format_code,
-        "date": event.date.isoformat(),
-        "store": event.store,
-        "city": event.city,
-        "region": event.region,
-        "kind": event.kind,
-        "state": event.state,
-        "round": last_round(session=session, event=event),
-        "rounds": planned_rounds(session=session, event=event),
-        "round_minutes": event.round_minutes,
-        "players": len(registrations(session=session, event=event)),
-        "lists_published": event.lists_published,
-    }
 
 
 def page_version(*, session: Session, event: Event) -> str:

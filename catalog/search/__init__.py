@@ -14,10 +14,8 @@ from catalog.search.run import (
     PER_PAGE,
     SearchHit,
     SearchResult,
-    hit_json,
     printing_ids_matching,
     random_hit,
-    result_json,
     search,
 )
 
@@ -27,9 +25,7 @@ __all__ = [
     "QueryError",
     "SearchHit",
     "SearchResult",
-    "hit_json",
     "printing_ids_matching",
     "random_hit",
-    "result_json",
     "search",
 ]

@@ -39,19 +39,6 @@ class LineView:
     finish: str
     quantity: int
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "set": self.set,
-            "number": self.number,
-            "name": self.name,
-            "game": self.game,
-            "rarity": self.rarity,
-            "condition": self.condition,
-            "language": self.language,
-            "finish": self.finish,
-            "quantity": self.quantity,
-        }
-
 
 @dataclass(frozen=True)
 class EventView:
@@ -61,16 +48,6 @@ class EventView:
     actor: str | None
     note: str
     at: datetime
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "action": self.action,
-            "status": self.status,
-            "version": self.version,
-            "by": self.actor,
-            "note": self.note,
-            "at": self.at.isoformat(),
-        }
 
 
 @dataclass
@@ -92,46 +69,6 @@ class TradeView:
 
     def party_name(self, user_id: int) -> str:
         return self.proposer if user_id == self.trade.proposer_id else self.recipient
-
-    def side_json(self, giver_id: int) -> dict[str, Any]:
-        t = self.trade
-        mine = giver_id == t.proposer_id
-        sent = t.proposer_sent_at if mine else t.recipient_sent_at
-        received = t.proposer_received_at if mine else t.recipient_received_at
-        side = {
-            "user": self.party_name(giver_id),
-            "gives": [line.to_json() for line in self.lines.get(giver_id, [])],
-            "sent_at": sent.isoformat() if sent else None,
-            "received_at": received.isoformat() if received else None,
-        }
-        if self.decks.get(giver_id):  # whole decks (issue 30): an optional key, absent otherwise
-            side["gives_decks"] = [{"owned_deck": i, "name": n} for i, n in self.decks[giver_id]]
-        return side
-
-    def to_json(self, *, events: bool = True) -> dict[str, Any]:
-        t = self.trade
-        data: dict[str, Any] = {
-            "id": t.id,
-            "status": self.status,
-            "version": t.version,
-            "mode": t.mode,
-            "proposer": self.proposer,
-            "recipient": self.recipient,
-            "author": self.author,
-            "message": t.message,
-            "needs_attention": t.needs_attention,
-            "cancel_requested_by": self.party_name(t.cancel_requested_by) if t.cancel_requested_by else None,
-            "created_at": aware(t.created_at).isoformat(),
-            "updated_at": aware(t.updated_at).isoformat(),
-            "expires_at": aware(t.expires_at).isoformat(),
-            "accepted_at": aware(t.accepted_at).isoformat() if t.accepted_at else None,
-            "completed_at": aware(t.completed_at).isoformat() if t.completed_at else None,
-            "proposer_side": self.side_json(t.proposer_id),
-            "recipient_side": self.side_json(t.recipient_id),
-        }
-        if events:
-            data["events"] = [e.to_json() for e in self.events]
-        return data
 
 
 def _line_views(

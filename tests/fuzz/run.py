@@ -76,10 +76,15 @@ def prepare(env: dict[str, str]) -> dict[str, Any]:
                 ids[name] = user.id
                 tokens[name] = issue_token(session=session, user=user, now=now)[1]
                 import_collection(session=session, user_id=user.id, data=stock.encode(), now=now)
-            shared: dict[str, Any] = {"game": "samsara", "format_code": "standard", "now": now, "store": "卡牌竞技场"}
+            # no store: the fuzzer, who made the events, manages them (a store's events are
+            # managed by its staff, and the fuzzer is on none: walk-ins would answer 403)
+            shared: dict[str, Any] = {"game": "samsara", "format_code": "standard", "now": now}
+            # the walk-ins below bring no decks: the event plays on and flags them (the default
+            # policy, "required", refuses to pair them)
             event = registration.create_event(
-                session=session, name="进行中", date=date(2026, 12, 5), organizer_id=ids["fuzzer"], **shared
-            )
+                session=session, name="进行中", date=date(2026, 12, 5), organizer_id=ids["fuzzer"],
+                deck_policy="flag", **shared,
+            )  # fmt: skip
             for player in ("甲", "乙", "丙", "丁", "戊", "己"):
                 registration.register_player(session=session, event=event, player_name=player, now=now)
             running.pair_next_round(session=session, event=event, seed=1, now=now)

@@ -19,9 +19,10 @@ from sqlmodel import Session
 from catalog.accounts import note_token_use, user_for_token
 from catalog.models import User
 from webapp.api import ApiError, bp
-from webapp.api.openapi import PATHS, SCHEMAS, SECURITY_SCHEMES
+from webapp.api.openapi import SECURITY_SCHEMES, Answer, operation, refusal
 from webapp.db import get_engine, get_session
 from webapp.helpers import utcnow
+from webapp.shapes.decks import Me
 
 logger = logging.getLogger(__name__)
 
@@ -94,39 +95,22 @@ def require_api_user(view: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+@operation(
+    "get",
+    "/me",
+    summary="The calling user (who the token or the session belongs to)",
+    security=[{"bearerAuth": []}],
+    answers={200: Answer("The user", Me), 401: refusal("No token, or an unknown or revoked one")},
+)
 @bp.get("/me")
 @require_api_user
 def me() -> Any:
     user = api_user()
-    return jsonify({"username": user.username, "role": user.role})
+    return jsonify(Me(username=user.username, role=user.role).body())
 
 
 SECURITY_SCHEMES["bearerAuth"] = {
     "type": "http",
     "scheme": "bearer",
     "description": "API 令牌（在“我的账号”页面创建，以 lz_ 开头）。GET 请求也接受已登录网页会话。",
-}
-SCHEMAS["Me"] = {
-    "type": "object",
-    "required": ["username", "role"],
-    "properties": {
-        "username": {"type": "string"},
-        "role": {"type": "string", "enum": ["user", "organizer", "admin"]},
-    },
-}
-PATHS["/me"] = {
-    "get": {
-        "summary": "The calling user (who the token or the session belongs to)",
-        "security": [{"bearerAuth": []}],
-        "responses": {
-            "200": {
-                "description": "The user",
-                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Me"}}},
-            },
-            "401": {
-                "description": "No token, or an unknown or revoked one",
-                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
-            },
-        },
-    }
 }

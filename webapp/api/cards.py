@@ -9,12 +9,13 @@ from flask import jsonify, request, url_for
 
 from catalog import browse
 from catalog.games import GAMES
-from catalog.search import MAX_PER_PAGE, PER_PAGE, QueryError, hit_json, result_json, search
+from catalog.search import MAX_PER_PAGE, PER_PAGE, QueryError, SearchHit, search
 from webapp.answers import alike, cached, dont_keep
 from webapp.api import ApiError, bp
 from webapp.api.auth import optional_api_user
-from webapp.api.openapi import PATHS, SCHEMAS
+from webapp.api.openapi import Answer, operation, parameter, refusal
 from webapp.db import get_session
+from webapp.shapes.catalogue import Card, CardDetail, CardPage, CardPrinting, SetEntry, SetList
 
 
 def _int_arg(name: str, default: int, low: int, high: int) -> int:
@@ -32,6 +33,21 @@ def query_error_body(error: QueryError) -> dict[str, Any]:
     return {"position": error.position, "length": error.length, "term": error.term}
 
 
+@operation(
+    "get",
+    "/cards",
+    summary="搜索卡牌 / search cards (DESIGN §6 query language)",
+    description="Anonymous searches are open; with a token (or a signed-in session) own/want/trade "
+    "count the caller's collection and wants.",
+    security=[{}, {"bearerAuth": []}],
+    parameters=[
+        parameter("q", "query", {"type": "string"}, description="查询，如 t:战魂 a:火 cost<=3"),
+        parameter("game", "query", {"type": "string", "enum": list(GAMES)}),
+        parameter("page", "query", {"type": "integer", "minimum": 1, "maximum": 100_000, "default": 1}),
+        parameter("per_page", "query", {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE}),
+    ],
+    answers={200: Answer("结果 / results", CardPage), 400: refusal("错误 / error")},
+)
 @bp.get("/cards")
 @cached(everyone=alike)
 def cards() -> Any:
@@ -54,13 +70,11 @@ def cards() -> Any:
         raise ApiError(400, error.code, error.message.zh, error.message.en, **query_error_body(error)) from error
     if result.personal:
         dont_keep()  # own/want/trade counted this caller's rows
-    body = result_json(result)
     card_url = card_url_builder()
-    for card in body["cards"]:
-        card["url"] = card_url(card["game"], card["name"])
+    answer = CardPage.of(result, [Card.of(hit, url=card_url(hit.game, hit.card.name)) for hit in result.hits])
     if result.has_more:
-        body["next_page"] = url_for("api.cards", q=text, page=page + 1, per_page=per_page)
-    return jsonify(body)
+        answer.next_page = url_for("api.cards", q=text, page=page + 1, per_page=per_page)
+    return jsonify(answer.body())
 
 
 # What werkzeug's converters leave unquoted in a path (BaseConverter.to_url, used by <path:name>).
@@ -83,6 +97,16 @@ def card_url_builder() -> Any:
     return card_url
 
 
+@operation(
+    "get",
+    "/cards/{game_slug}/{name}",
+    summary="一张卡及其全部印刷 / one card with every printing",
+    parameters=[
+        parameter("game_slug", "path", {"type": "string", "enum": list(GAMES)}),
+        parameter("name", "path", {"type": "string"}),
+    ],
+    answers={200: Answer("卡牌 / the card", CardDetail), 404: refusal("错误 / error")},
+)
 @bp.get("/cards/<game_slug>/<path:name>")
 @cached(everyone=alike)
 def card(game_slug: str, name: str) -> Any:
@@ -94,29 +118,20 @@ def card(game_slug: str, name: str) -> Any:
     if page is None:
         raise ApiError(404, "unknown_card", f"没有名为「{name}」的卡", f"no card named {name!r}")
     printings = [
-        {
-            "set": card_set.code,
-            "set_name": card_set.name,
-            "number": p.number,
-            "rarity": p.rarity,
-            "flavor": p.flavor or None,
-        }
+        CardPrinting(
+            set=card_set.code, set_name=card_set.name, number=p.number, rarity=p.rarity, flavor=p.flavor or None
+        )
         for p, card_set in page.printings
     ]
     first_printing, first_set = page.printings[0]
-    body = hit_json(browse_hit(page.card, first_printing, first_set, game_slug))
-    body["printings"] = printings
-    body["keywords"] = page.card.keywords
-    body["extra"] = page.card.extra
-    return jsonify(body)
+    hit = Card.of(SearchHit(page.card, first_printing, first_set, game_slug)).body()
+    answer = CardDetail(**hit | {"keywords": page.card.keywords}, printings=printings, extra=page.card.extra)
+    return jsonify(answer.body())
 
 
-def browse_hit(card: Any, printing: Any, card_set: Any, slug: str) -> Any:
-    from catalog.search import SearchHit
-
-    return SearchHit(card, printing, card_set, slug)
-
-
+@operation(
+    "get", "/sets", summary="全部系列 / every set, by game and series", answers={200: Answer("系列列表", SetList)}
+)
 @bp.get("/sets")
 @cached(everyone=alike)
 def sets() -> Any:
@@ -126,103 +141,18 @@ def sets() -> Any:
             for item in group:
                 card_set = item.card_set
                 body.append(
-                    {
-                        "game": game.slug,
-                        "code": card_set.code,
-                        "name": card_set.name,
-                        "series": series,
-                        "kind": card_set.kind,
-                        "release": card_set.release or None,
-                        "description": card_set.description or None,
-                        "sample": card_set.sample,
-                        "printings": item.printings,
-                        "rarities": item.rarities,
-                        "boosters": card_set.pack_template_id is not None,
-                    }
+                    SetEntry(
+                        game=game.slug,
+                        code=card_set.code,
+                        name=card_set.name,
+                        series=series,
+                        kind=card_set.kind,
+                        release=card_set.release or None,
+                        description=card_set.description or None,
+                        sample=card_set.sample,
+                        printings=item.printings,
+                        rarities=item.rarities,
+                        boosters=card_set.pack_template_id is not None,
+                    )
                 )
-    return jsonify({"sets": body})
-
-
-SCHEMAS["Card"] = {
-    "type": "object",
-    "required": ["name", "game", "type", "rarity", "set", "number"],
-    "properties": {
-        "name": {"type": "string"},
-        "name_en": {"type": ["string", "null"]},
-        "game": {"type": "string", "enum": list(GAMES)},
-        "type": {"type": "string"},
-        "subtype": {"type": ["string", "null"]},
-        "rarity": {"type": "string"},
-        "set": {"type": "string"},
-        "set_name": {"type": "string"},
-        "number": {"type": "string"},
-        "attributes": {"type": "array", "items": {"type": "string"}},
-        "faction": {"type": ["string", "null"]},
-        "cost": {"type": ["string", "null"]},
-        "cost_total": {"type": ["integer", "null"]},
-        "attack": {"type": ["integer", "null"]},
-        "defense": {"type": ["integer", "null"]},
-        "level": {"type": ["integer", "null"]},
-        "life": {"type": ["integer", "null"]},
-        "traits": {"type": "array", "items": {"type": "string"}},
-        "keywords": {"type": "array"},
-        "text": {"type": "string"},
-        "url": {"type": "string"},
-    },
-}
-_ERROR = {
-    "description": "错误 / error",
-    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
-}
-PATHS["/cards"] = {
-    "get": {
-        "summary": "搜索卡牌 / search cards (DESIGN §6 query language)",
-        "description": "Anonymous searches are open; with a token (or a signed-in session) own/want/trade "
-        "count the caller's collection and wants.",
-        "security": [{}, {"bearerAuth": []}],
-        "parameters": [
-            {"name": "q", "in": "query", "schema": {"type": "string"}, "description": "查询，如 t:战魂 a:火 cost<=3"},
-            {"name": "game", "in": "query", "schema": {"type": "string", "enum": list(GAMES)}},
-            {
-                "name": "page",
-                "in": "query",
-                "schema": {"type": "integer", "minimum": 1, "maximum": 100_000, "default": 1},
-            },
-            {"name": "per_page", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE}},
-        ],
-        "responses": {
-            "200": {
-                "description": "结果 / results",
-                "content": {
-                    "application/json": {
-                        "schema": {
-                            "type": "object",
-                            "required": ["total", "cards"],
-                            "properties": {
-                                "total": {"type": "integer"},
-                                "page": {"type": "integer"},
-                                "has_more": {"type": "boolean"},
-                                "next_page": {"type": "string"},
-                                "cards": {"type": "array", "items": {"$ref": "#/components/schemas/Card"}},
-                            },
-                        }
-                    }
-                },
-            },
-            "400": _ERROR,
-        },
-    }
-}
-PATHS["/cards/{game_slug}/{name}"] = {
-    "get": {
-        "summary": "一张卡及其全部印刷 / one card with every printing",
-        "parameters": [
-            {"name": "game_slug", "in": "path", "required": True, "schema": {"type": "string", "enum": list(GAMES)}},
-            {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}},
-        ],
-        "responses": {"200": {"description": "卡牌 / the card"}, "404": _ERROR},
-    }
-}
-PATHS["/sets"] = {
-    "get": {"summary": "全部系列 / every set, by game and series", "responses": {"200": {"description": "系列列表"}}}
-}
+    return jsonify(SetList(sets=body).body())

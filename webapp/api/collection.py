@@ -17,30 +17,39 @@ from catalog.collection import (
     export_collection,
     import_collection,
 )
-from catalog.collection.csvio import MAX_BYTES, parse_mapping
+from catalog.collection.csvio import MAX_BYTES, PRESETS, parse_mapping
 from catalog.collection.imports import MODES
-from catalog.collection.items import MAX_DELTA
 from catalog.collection.listing import filter_key_of
 from catalog.collection.reads import MAX_PER_PAGE, collection_page, history
 from catalog.search import QueryError, printing_ids_matching
-from webapp.api import ApiError, bp
+from webapp.api import ApiError, bp, read_body
 from webapp.api.auth import api_user, require_api_user
 from webapp.api.cards import _int_arg, query_error_body
+from webapp.api.openapi import Answer, operation, parameter, refusal, schema_of
 from webapp.db import get_session
 from webapp.helpers import utcnow
+from webapp.shapes.collection import (
+    CollectionChange,
+    CollectionItem,
+    CollectionPage,
+    CsvProblem,
+    ImportReport,
+    Ledger,
+    LedgerEntry,
+)
 
 PER_PAGE = 100
+_FLAGS = ("0", "1", "true", "false", "yes", "no")
+_SECURITY: list[dict[str, list[str]]] = [{"bearerAuth": []}]
+_AUTH = refusal("没有令牌或令牌无效 / no token, or an unknown or revoked one")
+_PAGING = [
+    parameter("page", "query", {"type": "integer", "minimum": 1, "maximum": 100_000, "default": 1}),
+    parameter("per_page", "query", {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE, "default": PER_PAGE}),
+]
 
 
 def _bad(message: str, message_en: str) -> ApiError:
     return ApiError(400, "bad_request", message, message_en)
-
-
-def _optional_text(body: dict[str, Any], key: str) -> str | None:
-    value = body.get(key)
-    if value is None or isinstance(value, str):
-        return value
-    raise _bad(f"{key} 应是字符串", f"'{key}' must be a string")
 
 
 def _flag(name: str) -> bool:
@@ -52,6 +61,18 @@ def _flag(name: str) -> bool:
     raise ApiError(400, "bad_parameter", f"参数 {name} 应为 0 或 1", f"{name} must be 0 or 1")
 
 
+@operation(
+    "get",
+    "/collection",
+    summary="我的收藏（数量为 0 的不列出）/ the caller's collection items",
+    security=_SECURITY,
+    parameters=[
+        parameter("q", "query", {"type": "string"}, description="搜索语言筛选，如 a:火 r>=UR (DESIGN §6)"),
+        parameter("game", "query", {"type": "string"}),
+        *_PAGING,
+    ],
+    answers={200: Answer("Items and their total", CollectionPage), 400: refusal("Bad query or paging"), 401: _AUTH},
+)
 @bp.get("/collection")
 @require_api_user
 def collection_items() -> Any:
@@ -79,63 +100,64 @@ def collection_items() -> Any:
         filter_key=filter_key,
     )
     items = [
-        {
-            "game": row.game,
-            "set": row.set,
-            "number": row.number,
-            "name": row.name,
-            "rarity": row.rarity,
-            "condition": row.grade.condition,
-            "language": row.grade.language,
-            "finish": row.grade.finish,
-            "quantity": row.quantity,
-            "for_trade": row.for_trade,
-            "note": row.note,
-        }
+        CollectionItem(
+            game=row.game,
+            set=row.set,
+            number=row.number,
+            name=row.name,
+            rarity=row.rarity,
+            condition=row.grade.condition,
+            language=row.grade.language,
+            finish=row.grade.finish,
+            quantity=row.quantity,
+            for_trade=row.for_trade,
+            note=row.note,
+        )
         for row in result.items
     ]
-    return jsonify(
-        {
-            "items": items,
-            "total": result.total,
-            "page": result.page,
-            "per_page": result.per_page,
-            "has_more": result.page * result.per_page < result.total,
-        }
+    answer = CollectionPage(
+        items=items,
+        total=result.total,
+        page=result.page,
+        per_page=result.per_page,
+        has_more=result.page * result.per_page < result.total,
     )
+    return jsonify(answer.body())
 
 
+@operation(
+    "post",
+    "/collection/items",
+    summary="增减一项的数量 / add (or remove, delta < 0) copies of one printing",
+    security=_SECURITY,
+    body=CollectionChange,
+    answers={
+        200: Answer("The item after the change", CollectionItem),
+        400: refusal("Bad JSON, delta or grade"),
+        401: _AUTH,
+        404: refusal("No such printing"),
+        409: refusal("The quantity would go below 0: nothing changed"),
+    },
+)
 @bp.post("/collection/items")
 @require_api_user
 def change_collection_item() -> Any:
     user = api_user()
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict):
-        raise _bad("请求体应是 JSON 对象", "the body must be a JSON object")
-    set_code, number = _optional_text(body, "set"), _optional_text(body, "number")
-    if not set_code or not number:
-        raise _bad("缺少 set（系列代号）或 number（收藏编号）", "'set' and 'number' are required")
-    delta = body.get("delta")
-    if isinstance(delta, float) and delta.is_integer() and abs(delta) <= MAX_DELTA:
-        delta = int(delta)  # JSON Schema counts -187.0 as an integer (the document says integer)
-    if isinstance(delta, bool) or not isinstance(delta, int):
-        raise _bad(
-            f"delta 必须是 -{MAX_DELTA} 到 {MAX_DELTA} 之间的整数", f"delta must be a whole number within ±{MAX_DELTA}"
-        )
+    body = read_body(CollectionChange)
     assert user.id is not None
     result = change_item(
         session=get_session(),
         user_id=user.id,
-        set_code=set_code,
-        number=number,
-        delta=delta,
-        condition=_optional_text(body, "condition"),
-        language=_optional_text(body, "language"),
-        finish=_optional_text(body, "finish"),
-        game=_optional_text(body, "game"),
+        set_code=body.set,
+        number=body.number,
+        delta=body.delta,
+        condition=body.condition,
+        language=body.language,
+        finish=body.finish,
+        game=body.game,
         now=utcnow(),
     )
-    return jsonify({**result.to_json(), "rarity": result.printing.rarity})
+    return jsonify(CollectionItem.changed(result).body())
 
 
 def _upload() -> tuple[bytes, str]:
@@ -149,6 +171,68 @@ def _upload() -> tuple[bytes, str]:
     return request.get_data()[: MAX_BYTES + 1], request.args.get("filename", "")
 
 
+# The 422 of a file with problems: the Error shape with every problem in ``details``.
+_PROBLEMS = {
+    "allOf": [
+        {"$ref": "#/components/schemas/Error"},
+        {
+            "type": "object",
+            "properties": {
+                "error": {
+                    "type": "object",
+                    "properties": {"details": {"type": "array", "items": {"$ref": "#/components/schemas/CsvProblem"}}},
+                }
+            },
+        },
+    ]
+}
+
+
+@operation(
+    "post",
+    "/collection/import",
+    summary="导入收藏 CSV（全部成功或全部不写）/ import a collection CSV, all or nothing",
+    security=_SECURITY,
+    parameters=[
+        parameter("mode", "query", {"type": "string", "enum": list(MODES), "default": "add"}),
+        parameter(
+            "dry_run", "query", {"type": "string", "enum": ["0", "1", "true", "false", "yes", "no"], "default": "0"}
+        ),
+        parameter("filename", "query", {"type": "string"}, description="kept with the import"),
+        parameter(
+            "map",
+            "query",
+            {"type": "string"},
+            description="columns a preset does not know: 'Card Number=number,Qty=quantity,Notes=ignore' "
+            "(fields: set, set_name, number, name, quantity, for_trade, condition, language, finish, game, "
+            "binder); a header no preset knows answers 422 unrecognised_header with the header and first rows",
+        ),
+        parameter("sheet", "query", {"type": "string"}, description="XLSX: the sheet's name"),
+    ],
+    request_body={
+        "required": True,
+        "description": f"CSV (UTF-8, GBK or UTF-16; comma, semicolon or tab) or XLSX, at most "
+        f"{MAX_BYTES // 1048576} MB: the raw body, or a multipart field 'file'; the tool (Deckbox, ManaBox, "
+        "Moxfield, Archidekt, TCGplayer, Dragon Shield, ours) is recognised from the header",
+        "content": {
+            "text/csv": {"schema": {"type": "string"}},
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["file"],
+                    "properties": {"file": {"type": "string", "contentMediaType": "text/csv"}},
+                }
+            },
+        },
+    },
+    answers={
+        200: Answer("What the import did (or would do: dry_run=1)", ImportReport),
+        400: refusal("Bad mode or dry_run"),
+        401: _AUTH,
+        413: refusal("The request is larger than the server accepts"),
+        422: Answer("The file has problems: every one listed, nothing written", schema=_PROBLEMS),
+    },
+)
 @bp.post("/collection/import")
 @require_api_user
 def import_collection_csv() -> Any:
@@ -174,9 +258,21 @@ def import_collection_csv() -> Any:
         mapping=mapping,
         sheet=request.args.get("sheet", "").strip()[:100] or None,
     )
-    return jsonify(report.to_json())
+    return jsonify(ImportReport.of(report).body())
 
 
+@operation(
+    "get",
+    "/collection/export",
+    summary="导出收藏 CSV / the collection as CSV (import it with mode=replace: nothing changes)",
+    security=_SECURITY,
+    parameters=[parameter("preset", "query", {"type": "string", "enum": list(PRESETS), "default": "lunzang"})],
+    answers={
+        200: Answer("CSV attachment", schema={"type": "string"}, media_type="text/csv"),
+        400: refusal("Unknown preset"),
+        401: _AUTH,
+    },
+)
 @bp.get("/collection/export")
 @require_api_user
 def export_collection_csv() -> Any:
@@ -192,6 +288,14 @@ def export_collection_csv() -> Any:
     )
 
 
+@operation(
+    "get",
+    "/collection/ledger",
+    summary="收藏流水（新的在前）/ the caller's ledger, newest first",
+    security=_SECURITY,
+    parameters=_PAGING,
+    answers={200: Answer("Ledger entries", Ledger), 401: _AUTH},
+)
 @bp.get("/collection/ledger")
 @require_api_user
 def collection_ledger() -> Any:
@@ -200,11 +304,14 @@ def collection_ledger() -> Any:
     per_page = _int_arg("per_page", PER_PAGE, 1, MAX_PER_PAGE)
     assert user.id is not None
     rows = history(session=get_session(), user_id=user.id, limit=per_page + 1, offset=(page - 1) * per_page)
-    return jsonify(
-        {
-            "entries": [row.to_json() for row in rows[:per_page]],
-            "page": page,
-            "per_page": per_page,
-            "has_more": len(rows) > per_page,
-        }
+    answer = Ledger(
+        entries=[LedgerEntry.of(row) for row in rows[:per_page]],
+        page=page,
+        per_page=per_page,
+        has_more=len(rows) > per_page,
     )
+    return jsonify(answer.body())
+
+
+# the shapes the document names that no operation answers directly
+schema_of(CsvProblem, mode="serialization")

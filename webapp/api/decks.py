@@ -8,10 +8,13 @@ from typing import Any
 from flask import jsonify, request
 
 from catalog.decks.check import check_decklist
-from catalog.decks.lists import DecklistError, write_json
+from catalog.decks.lists import DecklistError
 from webapp.api import ApiError, bp
-from webapp.api.openapi import PATHS, SCHEMAS
+from webapp.api.openapi import Answer, operation, parameter, refusal, schema_of
 from webapp.db import get_session
+from webapp.shapes.decks import DeckCheckRequest, DeckLine, Verdict
+
+schema_of(DeckLine, mode="validation")  # the lines of DeckCheckRequest's sections
 
 
 def _decklist_text(body: Any) -> tuple[str, str | None, str | None]:
@@ -48,6 +51,28 @@ def _decklist_text(body: Any) -> tuple[str, str | None, str | None]:
 DECK_BODY_LIMIT = 512 * 1024
 
 
+@operation(
+    "post",
+    "/decks/check",
+    summary="Check a deck's legality (DESIGN §5): every problem at once",
+    description=(
+        "Send the decklist as text (`text/plain`, with `?game=…&format=…`), as a JSON deck "
+        '(`{"game", "format", "main": [{"card", "count"}], …}`), or as '
+        '`{"decklist": "<text or JSON deck>", "game": …, "format": …}`.'
+    ),
+    parameters=[parameter("game", "query", {"type": "string"}), parameter("format", "query", {"type": "string"})],
+    request_body={
+        "required": True,
+        "content": {
+            "application/json": {"schema": schema_of(DeckCheckRequest, mode="validation")},
+            "text/plain": {"schema": {"type": "string"}},
+        },
+    },
+    answers={
+        200: Answer("The verdict", Verdict),
+        400: refusal("Unreadable decklist (with numbered problems), unknown game or format"),
+    },
+)
 @bp.post("/decks/check")
 def check_deck() -> Any:
     request.max_content_length = DECK_BODY_LIMIT
@@ -60,86 +85,4 @@ def check_deck() -> Any:
     except DecklistError as error:
         problems = [{"line": p.line, "message": p.message.zh, "message_en": p.message.en} for p in error.problems]
         raise ApiError(400, error.code, error.message.zh, error.message.en, problems=problems) from error
-    answer = result.verdict.to_json()
-    answer["deck"] = write_json(result.deck)
-    return jsonify(answer)
-
-
-SCHEMAS["Violation"] = {
-    "type": "object",
-    "required": ["code", "severity", "message", "cards"],
-    "properties": {
-        "code": {"type": "string", "description": "DESIGN §5 code, e.g. main_too_small, too_many_copies"},
-        "severity": {"type": "string", "enum": ["error", "warning"]},
-        "message": {"type": "string", "description": "中文说明"},
-        "message_en": {"type": "string"},
-        "cards": {"type": "array", "items": {"type": "string"}},
-        "counts": {"type": "object", "description": "the numbers behind the message (copies, limit, size …)"},
-        "lines": {"type": "array", "items": {"type": "integer"}, "description": "decklist lines concerned"},
-        "suggestions": {"type": "array", "items": {"type": "string"}, "description": "unknown_card: nearest names"},
-    },
-}
-SCHEMAS["Verdict"] = {
-    "type": "object",
-    "required": ["legal", "game", "format", "counts", "violations"],
-    "properties": {
-        "legal": {"type": "boolean"},
-        "game": {"type": "string"},
-        "format": {"type": "string"},
-        "counts": {
-            "type": "object",
-            "properties": {s: {"type": "integer"} for s in ("main", "extra", "side")},
-        },
-        "violations": {"type": "array", "items": {"$ref": "#/components/schemas/Violation"}},
-        "deck": {"type": "object", "description": "the resolved deck as DESIGN §4 JSON (canonical names)"},
-    },
-}
-_DECK_LINE = {
-    "type": "object",
-    "required": ["card", "count"],
-    "properties": {"card": {"type": "string"}, "count": {"type": "integer", "minimum": 1}},
-}
-_DECK_SECTIONS = {s: {"type": "array", "items": _DECK_LINE} for s in ("main", "extra", "side")}
-# What _decklist_text reads from a JSON body: an envelope with `decklist` (text or a JSON deck), or
-# a DESIGN §4 JSON deck itself (one of main / extra / side present); anything else is 400.
-SCHEMAS["DeckCheckRequest"] = {
-    "type": "object",
-    "properties": {
-        "decklist": {"type": ["string", "object"], "description": "卡组文本或 JSON 卡组"},
-        "game": {"type": "string"},
-        "format": {"type": "string"},
-        **_DECK_SECTIONS,
-    },
-    "anyOf": [{"required": ["decklist"]}, {"required": ["main"]}, {"required": ["extra"]}, {"required": ["side"]}],
-}
-PATHS["/decks/check"] = {
-    "post": {
-        "summary": "Check a deck's legality (DESIGN §5): every problem at once",
-        "description": (
-            "Send the decklist as text (`text/plain`, with `?game=…&format=…`), as a JSON deck "
-            '(`{"game", "format", "main": [{"card", "count"}], …}`), or as '
-            '`{"decklist": "<text or JSON deck>", "game": …, "format": …}`.'
-        ),
-        "parameters": [
-            {"name": "game", "in": "query", "schema": {"type": "string"}},
-            {"name": "format", "in": "query", "schema": {"type": "string"}},
-        ],
-        "requestBody": {
-            "required": True,
-            "content": {
-                "application/json": {"schema": {"$ref": "#/components/schemas/DeckCheckRequest"}},
-                "text/plain": {"schema": {"type": "string"}},
-            },
-        },
-        "responses": {
-            "200": {
-                "description": "The verdict",
-                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Verdict"}}},
-            },
-            "400": {
-                "description": "Unreadable decklist (with numbered problems), unknown game or format",
-                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
-            },
-        },
-    }
-}
+    return jsonify(Verdict.of(result).body())

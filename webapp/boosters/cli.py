@@ -14,6 +14,7 @@ from catalog.boosters.model import MAX_TRIALS
 from catalog.games import DEFAULT_GAME
 from webapp.cli_support import friendly
 from webapp.db import get_engine
+from webapp.shapes.catalogue import PackOdds, PackOpening, SetCompletion
 
 
 def _echo_json(data: Any) -> None:
@@ -58,7 +59,7 @@ def open_command(
     model = _model(set_code, game)
     opening = boosters.open_model(model, seed=boosters.check_seed(seed), packs=n_packs, boxes=n_boxes)
     if as_json:
-        _echo_json(opening.to_json())
+        _echo_json(PackOpening.of(opening).body())
         return
     click.echo(f"{model.set_code} {model.set_name} · 种子 {opening.seed}")
     for b, box in enumerate(opening.boxes, start=1):
@@ -84,7 +85,7 @@ def odds_command(set_code: str, boxes_raw: str, as_json: bool, game: str) -> Non
     boosters.model.check_counts(packs=None, boxes=n_boxes)
     odds = boosters.pack_odds(_model(set_code, game), n_boxes=n_boxes)
     if as_json:
-        _echo_json(odds.to_json())
+        _echo_json(PackOdds.of(odds).body())
         return
     model = odds.model
     click.echo(f"{model.set_code} {model.set_name}：每包 {model.cards_per_pack} 张，每盒 {model.packs_per_box} 包")
@@ -122,7 +123,7 @@ def complete_command(set_code: str, trials_raw: str, seed_raw: str | None, as_js
     model = _model(set_code, game)
     result = boosters.complete_set(model, trials=trials, seed=boosters.check_seed(seed))
     if as_json:
-        _echo_json(result.to_json())
+        _echo_json(SetCompletion.of(result).body())
         return
     click.echo(f"{model.set_code} {model.set_name} · {result.trials} 次模拟 · 种子 {result.seed}")
     for label, dist in (("集齐（每种一张）", result.complete), ("满编（每种三张）", result.playset)):

@@ -9,10 +9,11 @@ import click
 from sqlmodel import Session
 
 from catalog.games import GAMES
-from catalog.search import QueryError, result_json, search
+from catalog.search import QueryError, search
 from webapp.cli_index import with_settings
 from webapp.cli_numbers import StrictInt
 from webapp.db import get_engine
+from webapp.shapes.catalogue import CardPage
 
 
 class QueryCommand(click.Command):
@@ -85,7 +86,7 @@ def search_command(query: tuple[str, ...], game: str | None, page: int, per_page
                 click.echo(f"  {text}\n  {' ' * before}{'^' * marked}", err=True)
             sys.exit(2)
         if as_json:
-            click.echo(json.dumps(result_json(result), ensure_ascii=False, indent=1))
+            click.echo(json.dumps(CardPage.of(result).body(), ensure_ascii=False, indent=1))
             return
         click.echo(f"共 {result.total} 张（第 {result.page}/{result.pages} 页）")
         for hit in result.hits:

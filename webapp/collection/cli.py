@@ -32,6 +32,7 @@ from catalog.collection.presets import FIELDS
 from webapp.cli_numbers import ID
 from webapp.cli_support import friendly
 from webapp.db import get_engine
+from webapp.shapes.collection import CsvProblem, ImportReport
 
 PREVIEW_LINES = 30
 
@@ -124,7 +125,7 @@ def import_command(
         except CollectionFileError as failure:
             transaction.rollback()
             if as_json:
-                details = [p.to_json() for p in failure.problems]
+                details = [CsvProblem.of(p).body() for p in failure.problems]
                 error: dict[str, Any] = {
                     **failure.extra_json(),
                     "code": failure.code,
@@ -148,7 +149,7 @@ def import_command(
         else:
             transaction.commit()
     if as_json:
-        click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+        click.echo(json.dumps(ImportReport.of(report).body(), ensure_ascii=False, indent=2))
     else:
         click.echo("\n".join(_summary(report)))
 

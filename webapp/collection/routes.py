@@ -51,6 +51,7 @@ from webapp.collection.rows import row_text, row_views, table_rows
 from webapp.db import get_session
 from webapp.helpers import localized, mark_error, safe_next, utcnow
 from webapp.refusal import answers_refusal
+from webapp.shapes.collection import CollectionItem
 
 PER_PAGE = 50
 SORTS = ("set", "name")
@@ -229,7 +230,8 @@ def _answer(result: ItemResult | None, message: str, error: LunzangError | None 
             body = {"error": {"code": error.code, "message": localized(error), "message_en": error.message.en}}
             return jsonify(body), error.status
         assert result is not None
-        return jsonify({"item": result.to_json(), "message": message})
+        # the page's item, as the API's without the rarity
+        return jsonify({"item": CollectionItem.changed(result).body(leave_out={"rarity"}), "message": message})
     flash(message, "error" if error is not None else "message")
     return redirect(_back(), code=303)
 

@@ -21,7 +21,6 @@ from catalog import accounts
 from catalog.decks.lists import DecklistError
 from catalog.errors import Message
 from catalog.events import prizes, running, safety, stores
-from catalog.events import reads as views  # the events read models
 from catalog.events import registration as reg
 from catalog.events.export import event_csv, event_workbook
 from catalog.events.registration import EventError
@@ -32,6 +31,7 @@ from webapp.cli_support import friendly
 from webapp.db import get_engine
 from webapp.events.cli_common import cell_int, csv_rows, now, read_text, writer_session
 from webapp.events.season_cli import season_group
+from webapp.shapes.events import Pairing, Pairings, Standings
 
 
 @click.group("event")
@@ -44,18 +44,17 @@ def _event(session: Session, event_id: int) -> Event:
 
 
 def _pairings_json(event: Event, number: int, tables: list[Match], names: dict[int, str]) -> dict[str, Any]:
-    return {
-        "event": event.id,
-        "round": number,
-        "pairings": [
-            {
-                "table": m.table_number,
-                "player_a": names[m.player_a_id],
-                "player_b": names[m.player_b_id] if m.player_b_id is not None else None,
-            }
-            for m in tables
-        ],
-    }
+    """The API's Pairings shape of a round just paired."""
+    assert event.id is not None
+    pairings = [
+        Pairing(
+            table=m.table_number,
+            player_a=names[m.player_a_id],
+            player_b=names[m.player_b_id] if m.player_b_id is not None else None,
+        )
+        for m in tables
+    ]
+    return Pairings(event=event.id, round=number, pairings=pairings).body()
 
 
 def _names(session: Session, event: Event) -> dict[int, str]:
@@ -285,7 +284,7 @@ def standings_command(event_id: int, round_number: int | None, as_json: bool) ->
     """排名：积分，然后对手胜率、局胜率、对手局胜率（MTR；对手胜率每人至少 1/3）。"""
     with Session(get_engine()) as session:
         event = reg.get_event(session=session, event_id=event_id)
-        data = views.standings_data(session=session, event=event, up_to=round_number)
+        data = Standings.of(session=session, event=event, up_to=round_number).body()
     if as_json:
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
