@@ -202,10 +202,42 @@ def catalogue_key() -> str:
     return str(g.catalogue_key)
 
 
-def _key() -> str:
+# (database, catalogue key) → every game's search row (slug, id, vocabulary, version): what the
+# versions name cannot change without moving them (an import writes the vocabulary and a new
+# version in one transaction), so a search of a known catalogue needs no statement of its own
+_GAME_ROWS: LRUCache[tuple[str, str], tuple[Any, ...]] = LRUCache(maxsize=8)
+_GAME_ROWS_LOCK = threading.Lock()
+
+
+def game_rows() -> tuple[Any, ...] | None:
+    """Every game's ``catalog.search.run.GAME_ROWS`` for a search in this request, when the
+    request read the catalogue versions already (an answer being kept): read once per catalogue
+    version and process, then none. ``None`` otherwise (the search reads them itself)."""
+    if "catalogue_key" not in g:
+        return None
+    from catalog.search.run import GAME_ROWS
+
+    key = (_database(), str(g.catalogue_key))
+    with _GAME_ROWS_LOCK:
+        rows = _GAME_ROWS.get(key)
+    if rows is None:
+        rows = tuple(tuple(row) for row in get_session().connection().execute(GAME_ROWS))
+        if ",".join(f"{slug}={version}" for slug, _id, _vocabulary, version in sorted(rows)) != g.catalogue_key:
+            return rows  # the versions changed in between (another transaction): this request's only
+        with _GAME_ROWS_LOCK:
+            _GAME_ROWS[key] = rows
+    return rows
+
+
+def _database() -> str:
     database = current_app.config.get("_ANSWER_DATABASE")
     if database is None:
         database = current_app.config["_ANSWER_DATABASE"] = get_engine().url.render_as_string(hide_password=False)
+    return str(database)
+
+
+def _key() -> str:
+    database = _database()
     raw = "\n".join(
         (database, catalogue_key(), str(get_locale()), request.script_root, request.path, request.query_string.decode())
     )
