@@ -49,8 +49,9 @@ MARK = "\x00"  # never in a rendered page or JSON (both escape it): splits the k
 PLAIN_CSRF = "\x00csrf\x00"  # the CSRF token's place in a plain visitor's text
 RENDERERS: dict[str, Callable[..., str]] = {}  # part name → what draws it for this request
 # part name → what reads, once per request, what all of that name on a page need (one query for
-# every tile's owned count); called with the arguments of each such part before any is drawn
-PREPARERS: dict[str, Callable[[list[list[Any]]], None]] = {}
+# every tile's owned count); called with the arguments of each such part before any is drawn,
+# it may return what draws each of them in this request (instead of the part's renderer)
+PREPARERS: dict[str, Callable[[list[list[Any]]], Callable[..., str] | None]] = {}
 
 
 def renderer(name: str) -> Callable[[Callable[..., str]], Callable[..., str]]:
@@ -298,17 +299,20 @@ def _drawn(response: Response, parts: list[Any]) -> Response:
 
 def _draw(body: str, parts: list[Any], *, plain: bool = False) -> str:
     """``body`` with every part drawn for this visitor (``plain``: the CSRF token left as PLAIN_CSRF)."""
-    for name, prepare in PREPARERS.items():
-        batch = [args for part_name, *args in parts if part_name == name]
-        if batch:
-            prepare(batch)
     if plain:
         g.answer_plain = True
     try:
+        drawers = dict(RENDERERS)
+        for name, prepare in PREPARERS.items():
+            batch = [args for part_name, *args in parts if part_name == name]
+            if batch:
+                drawer = prepare(batch)
+                if drawer is not None:
+                    drawers[name] = drawer
         pieces = body.split(MARK)
         for index in range(1, len(pieces), 2):
             name, *args = parts[int(pieces[index])]
-            pieces[index] = RENDERERS[name](*args)
+            pieces[index] = drawers[name](*args)
         return "".join(pieces)
     finally:
         g.answer_plain = False
