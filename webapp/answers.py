@@ -223,7 +223,7 @@ def game_rows() -> tuple[Any, ...] | None:
         rows = _GAME_ROWS.get(key)
     if rows is None:
         rows = tuple(tuple(row) for row in get_session().connection().execute(GAME_ROWS))
-        if ",".join(f"{slug}={version}" for slug, _id, _vocabulary, version in sorted(rows)) != g.catalogue_key:
+        if {slug: version for slug, _id, _vocabulary, version in rows} != g.catalogue_versions:
             return rows  # the versions changed in between (another transaction): this request's only
         with _GAME_ROWS_LOCK:
             _GAME_ROWS[key] = rows
