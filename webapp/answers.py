@@ -49,8 +49,9 @@ MARK = "\x00"  # never in a rendered page or JSON (both escape it): splits the k
 PLAIN_CSRF = "\x00csrf\x00"  # the CSRF token's place in a plain visitor's text
 RENDERERS: dict[str, Callable[..., str]] = {}  # part name → what draws it for this request
 # part name → what reads, once per request, what all of that name on a page need (one query for
-# every tile's owned count); called with the arguments of each such part before any is drawn
-PREPARERS: dict[str, Callable[[list[list[Any]]], None]] = {}
+# every tile's owned count); called with the arguments of each such part before any is drawn,
+# it may return what draws each of them in this request (instead of the part's renderer)
+PREPARERS: dict[str, Callable[[list[list[Any]]], Callable[..., str] | None]] = {}
 
 
 def renderer(name: str) -> Callable[[Callable[..., str]], Callable[..., str]]:
@@ -202,10 +203,42 @@ def catalogue_key() -> str:
     return str(g.catalogue_key)
 
 
-def _key() -> str:
+# (database, catalogue key) → every game's search row (slug, id, vocabulary, version): what the
+# versions name cannot change without moving them (an import writes the vocabulary and a new
+# version in one transaction), so a search of a known catalogue needs no statement of its own
+_GAME_ROWS: LRUCache[tuple[str, str], tuple[Any, ...]] = LRUCache(maxsize=8)
+_GAME_ROWS_LOCK = threading.Lock()
+
+
+def game_rows() -> tuple[Any, ...] | None:
+    """Every game's ``catalog.search.run.GAME_ROWS`` for a search in this request, when the
+    request read the catalogue versions already (an answer being kept): read once per catalogue
+    version and process, then none. ``None`` otherwise (the search reads them itself)."""
+    if "catalogue_key" not in g:
+        return None
+    from catalog.search.run import GAME_ROWS
+
+    key = (_database(), str(g.catalogue_key))
+    with _GAME_ROWS_LOCK:
+        rows = _GAME_ROWS.get(key)
+    if rows is None:
+        rows = tuple(tuple(row) for row in get_session().connection().execute(GAME_ROWS))
+        if {slug: version for slug, _id, _vocabulary, version in rows} != g.catalogue_versions:
+            return rows  # the versions changed in between (another transaction): this request's only
+        with _GAME_ROWS_LOCK:
+            _GAME_ROWS[key] = rows
+    return rows
+
+
+def _database() -> str:
     database = current_app.config.get("_ANSWER_DATABASE")
     if database is None:
         database = current_app.config["_ANSWER_DATABASE"] = get_engine().url.render_as_string(hide_password=False)
+    return str(database)
+
+
+def _key() -> str:
+    database = _database()
     raw = "\n".join(
         (database, catalogue_key(), str(get_locale()), request.script_root, request.path, request.query_string.decode())
     )
@@ -266,17 +299,20 @@ def _drawn(response: Response, parts: list[Any]) -> Response:
 
 def _draw(body: str, parts: list[Any], *, plain: bool = False) -> str:
     """``body`` with every part drawn for this visitor (``plain``: the CSRF token left as PLAIN_CSRF)."""
-    for name, prepare in PREPARERS.items():
-        batch = [args for part_name, *args in parts if part_name == name]
-        if batch:
-            prepare(batch)
     if plain:
         g.answer_plain = True
     try:
+        drawers = dict(RENDERERS)
+        for name, prepare in PREPARERS.items():
+            batch = [args for part_name, *args in parts if part_name == name]
+            if batch:
+                drawer = prepare(batch)
+                if drawer is not None:
+                    drawers[name] = drawer
         pieces = body.split(MARK)
         for index in range(1, len(pieces), 2):
             name, *args = parts[int(pieces[index])]
-            pieces[index] = RENDERERS[name](*args)
+            pieces[index] = drawers[name](*args)
         return "".join(pieces)
     finally:
         g.answer_plain = False

@@ -5,6 +5,7 @@ order, and the hits (a representative printing per card). The package face is
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from random import Random
 from typing import Any
@@ -89,15 +90,22 @@ def _split_directives(query: Query) -> tuple[Node | None, dict[str, Term]]:
     return (kept[0] if len(kept) == 1 else And(tuple(kept))), directives
 
 
+GAME_ROWS = select(col(Game.slug), col(Game.id), col(Game.vocabulary), col(Game.catalogue_version))
+GameRow = tuple[str, int, Any, str]  # slug, id, vocabulary, catalogue_version
+
+
 def _game_scope(
-    session: Session, root: Node | None, game: str | None, versions: dict[str, str] | None = None
+    session: Session,
+    root: Node | None,
+    game: str | None,
+    versions: dict[str, str] | None = None,
+    known: Sequence[GameRow] | None = None,
 ) -> tuple[list[Any], dict[str, int]]:
     """The games a query searches (module with its catalogue's vocabulary, id) and every game's
     id by slug. ``versions``, when given, gets each game's ``catalogue_version`` from the same
-    statement (what a results page keys its kept tiles by: a round trip less than reading it apart)."""
-    rows = list(
-        session.execute(select(col(Game.slug), col(Game.id), col(Game.vocabulary), col(Game.catalogue_version)))
-    )
+    statement (what a results page keys its kept tiles by: a round trip less than reading it apart).
+    ``known``: those rows (:data:`GAME_ROWS`) as the caller already has them in this transaction."""
+    rows = list(known) if known is not None else list(session.execute(GAME_ROWS))
     all_games = {slug: gid for slug, gid, _v, _c in rows}
     if versions is not None:
         versions.update((slug, version) for slug, _gid, _v, version in rows)
@@ -227,11 +235,14 @@ def search(
     order: str | None = None,
     direction: str | None = None,
     user_id: int | None = None,
+    games: Sequence[GameRow] | None = None,
 ) -> SearchResult:
     """Run a query: one page of hits (a representative printing per card unless
     ``unique:prints``) and the total count. ``order``/``direction`` (a page's sort controls)
     apply unless the query says ``order:``/``direction:`` itself. ``user_id`` is the signed-in
-    user that ``own``/``want``/``trade`` count for. Raises :class:`QueryError` on a bad query."""
+    user that ``own``/``want``/``trade`` count for. ``games``: every game's :data:`GAME_ROWS`
+    when the caller read them in this transaction already (a statement less). Raises
+    :class:`QueryError` on a bad query."""
     query = parse(text)
     root, directives = _split_directives(query)
     own_order = "order" in directives or "direction" in directives
@@ -243,14 +254,16 @@ def search(
     if order not in ORDERS or direction not in ("asc", "desc"):
         raise ValueError(f"order must be one of {list(ORDERS)} and direction asc or desc")
     versions: dict[str, str] = {}
-    games, all_games = _game_scope(session, root, game, versions)
+    scope_games, all_games = _game_scope(session, root, game, versions, games)
     page = max(1, min(page, MAX_PAGE))
     per_page = max(1, min(per_page, MAX_PER_PAGE))
-    ctx = Context(games=games, all_games=all_games, load_sets=lambda: _set_index(session), mode=unique, user_id=user_id)
+    ctx = Context(
+        games=scope_games, all_games=all_games, load_sets=lambda: _set_index(session), mode=unique, user_id=user_id
+    )
     cs = ctx.cs
     # Only a narrowing scope becomes a condition: "every game" would only steer the planner
     # to the (game_id, type) index and a row lookup per card (measured slower than a scan).
-    scope = cs.c.game_id.in_([gid for _m, gid in games]) if len(games) < len(all_games) else None
+    scope = cs.c.game_id.in_([gid for _m, gid in scope_games]) if len(scope_games) < len(all_games) else None
     if unique == "prints":
         ctx.p = table_of(Printing).alias("p")
         condition = compile_node(root, ctx) if root is not None else None

@@ -17,6 +17,14 @@ is gone (kept). The machine is shared: the load average is printed before and af
 Ports ``HTTP_BENCH_PORT`` and the next two (default 18170). ``HTTP_BENCH_SOURCE``: another
 checkout's folder (``git archive <commit> | tar -x -C DIR``) the servers run instead, to
 measure before and after at the same load.
+
+Opt-in, ``HTTP_BENCH_PRINTINGS=100000`` (a few minutes more: the import, then the searches):
+the same table on SQLite over a synthetic catalogue of that many printings (``lunzang demo
+synth``, imported with ``lunzang import``; the card page is its first card's), then, in a
+child process (``HTTP_BENCH_SOURCE`` applies), a first search — no answer kept for it, its
+tiles kept ("new query") or not ("after import") — through ``GET /cards`` against ``search()``
+alone, taking turns over a mix of queries (``HTTP_BENCH_REPEAT`` runs each), in CPU time: the
+ratio ``make bench``'s search section reported for ``/cards`` before answers were kept.
 """
 
 from __future__ import annotations
@@ -102,7 +110,7 @@ def _loadavg() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
-def _run(title: str, servers: list[Server]) -> None:
+def _run(title: str, servers: list[Server], card: str = "孙悟空") -> None:
     browser = Client(servers[0].url)
     assert browser.sign_in("bencher", PASSWORD) == 302
     cookie = "; ".join(f"{c.name}={c.value}" for c in browser.jar)
@@ -110,7 +118,10 @@ def _run(title: str, servers: list[Server]) -> None:
     face = re.search(rb'src="(/images/[^"]+)"', page)
     assert face, page[:300]
     image = face.group(1).decode().replace("&amp;", "&")
-    paths = [(label, path or image, signed, target) for label, path, signed, target in URLS]
+    paths = [
+        (label.replace("孙悟空", card), (path or image).replace(quote("孙悟空"), quote(card)), signed, target)
+        for label, path, signed, target in URLS
+    ]
     for _label, path, signed, _target in paths:  # warm: faces drawn, answers kept, every worker
         for server in servers:
             for _ in range(4):
@@ -213,3 +224,114 @@ def test_http_postgres_redis_two_servers(tmp_path: Path, started: list[Server]) 
         with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
             connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{DATABASE}" WITH (FORCE)')
         admin.dispose()
+
+
+PRINTINGS = int(os.environ.get("HTTP_BENCH_PRINTINGS", "0"))
+REPEAT = int(os.environ.get("HTTP_BENCH_REPEAT", "5"))
+# a mix of the search section's queries (tests/benchmarks/test_search_speed.py), all with many hits
+COLD_QUERIES = [
+    "龙王",
+    "longfeng",
+    "o:抽一张牌",
+    "t:战魂 a:火 cost<=3",
+    "a=光 atk>=5",
+    "r>=UR",
+    "kw:军团",
+    "t:战魂 or t:载具",
+    "-t:战魂 cost<=2",
+    "is:reprint",
+]
+# Run in a child process with the servers' environment (so HTTP_BENCH_SOURCE's code): argv is
+# the queries (JSON) and the runs per query; prints one line per query and the ratios.
+COLD_SCRIPT = """
+import json, os, statistics, sys, time
+from sqlmodel import Session
+from catalog import db as catalog_db
+from catalog.search import search
+from webapp import answers, create_app
+from webapp.cards import tiles
+
+url = os.environ["DATABASE_URL"]
+app = create_app({"TESTING": True, "DATABASE_URL": url, "SECRET_KEY": "bench"})
+client = app.test_client()
+session = Session(catalog_db.make_engine(url))
+queries, repeat = json.loads(sys.argv[1]), int(sys.argv[2])
+
+def page(query, tiles_too):
+    kept = answers.store(app)
+    if kept is not None:
+        kept.clear()  # a query nobody asked since the last import: no answer kept for it
+    if tiles_too:
+        getattr(tiles, "cache_clear", lambda: None)()  # right after an import: no tile kept either
+    response = client.get("/cards", query_string={"q": query})
+    assert response.status_code == 200, (query, response.status_code)
+
+runs = {
+    "search()": lambda query: search(session=session, text=query),
+    "/cards new query": lambda query: page(query, False),
+    "/cards after import": lambda query: page(query, True),
+}
+sums = {name: 0.0 for name in runs}
+pooled = {name: [] for name in runs}
+for query in queries:
+    for run in runs.values():
+        run(query)  # warm-up: pools, plans
+    samples = {name: [] for name in runs}
+    for _ in range(repeat):
+        for name, run in runs.items():
+            started = time.process_time()  # CPU: this process does all the work (SQLite)
+            run(query)
+            samples[name].append((time.process_time() - started) * 1000)
+    medians = {name: statistics.median(values) for name, values in samples.items()}
+    for name in runs:
+        sums[name] += medians[name]
+        pooled[name] += samples[name]
+    print(f"  {query:<24}" + "".join(f"  {name} {medians[name]:6.1f}" for name in runs) + " ms CPU")
+base = statistics.median(pooled["search()"])
+for name in list(runs)[1:]:
+    print(f"{name} over search(): per-query medians summed {sums[name] / sums['search()']:.2f}x,"
+          f" pooled medians {statistics.median(pooled[name]) / base:.2f}x")
+print(f"load average {os.getloadavg()[0]:.2f}")
+"""
+
+
+@pytest.mark.skipif(PRINTINGS <= 0, reason="opt-in: HTTP_BENCH_PRINTINGS=100000")
+def test_http_sqlite_synthetic_catalogue(tmp_path: Path, started: list[Server]) -> None:
+    import json
+    import sqlite3
+    import sys
+    import time
+
+    from catalog.ingest.synth import write_synthetic_catalogue
+
+    database = tmp_path / "synth.sqlite3"
+    env = _env(f"sqlite:///{database}", CARD_IMAGE_DIR=str(tmp_path / "faces"))
+    folder = write_synthetic_catalogue(tmp_path / "synth", printings=PRINTINGS, seed=1)
+    began = time.perf_counter()
+    for args, stdin in (
+        (["init-db"], ""),
+        (["import", str(folder)], ""),
+        (["user", "create", "bencher"], PASSWORD + "\n"),
+    ):
+        done = lunzang(args, env, stdin)
+        assert done.returncode == 0, done.stderr
+    print(f"\n{PRINTINGS:,} synthetic printings imported in {time.perf_counter() - began:.1f} s")
+    with sqlite3.connect(database) as connection:
+        (card,) = connection.execute("SELECT name FROM card ORDER BY id LIMIT 1").fetchone()
+    server = Server(PORT, env)
+    started.append(server)
+    server.start(tmp_path / "server.log")
+    server.wait_healthy()
+    _run(f"SQLite, one server (2 workers), {PRINTINGS:,} printings", [server], card=card)
+    server.stop()
+    started.clear()
+    print(f"First searches, nothing kept (in-process, {REPEAT} runs per query, load {_loadavg()}):")
+    cold = subprocess.run(
+        [sys.executable, "-c", COLD_SCRIPT, json.dumps(COLD_QUERIES, ensure_ascii=False), str(REPEAT)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
+    print(cold.stdout, end="")
+    assert cold.returncode == 0, cold.stderr[-3000:]

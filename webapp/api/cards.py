@@ -10,7 +10,7 @@ from flask import jsonify, request, url_for
 from catalog import browse
 from catalog.games import GAMES
 from catalog.search import MAX_PER_PAGE, PER_PAGE, QueryError, SearchHit, search
-from webapp.answers import alike, cached, dont_keep
+from webapp.answers import alike, cached, dont_keep, game_rows
 from webapp.api import ApiError, bp
 from webapp.api.auth import optional_api_user
 from webapp.api.openapi import Answer, operation, parameter, refusal
@@ -65,6 +65,7 @@ def cards() -> Any:
             page=page,
             per_page=per_page,
             user_id=user.id if user is not None else None,
+            games=game_rows(),
         )
     except QueryError as error:
         raise ApiError(400, error.code, error.message.zh, error.message.en, **query_error_body(error)) from error

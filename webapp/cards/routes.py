@@ -9,6 +9,8 @@ from typing import Any
 from flask import abort, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user
+from sqlalchemy import select
+from sqlmodel import col
 
 from catalog import browse, curation
 from catalog.curation.catalogue import formats_of
@@ -17,7 +19,7 @@ from catalog.decks.legality import card_legality
 from catalog.decks.lists import copies_by_name
 from catalog.games import GAMES, get_game
 from catalog.games.base import FIELD_LABELS
-from catalog.models import Card
+from catalog.models import Card, CardSet, Game, Printing
 from catalog.rules import SECTIONS
 from catalog.search import QueryError, random_hit
 from catalog.text import fold
@@ -111,12 +113,40 @@ def set_detail(game_slug: str, code: str) -> str:
     )
 
 
+def _card_named(slug: str, name: str) -> tuple[Game, browse.CardPage] | None:
+    """The game row, the card named exactly ``name`` and its printings in one statement (the
+    card page's: a statement for each was three); ``None`` when no card has that very name
+    (then the page looks again the long way: a folded name, an unknown game)."""
+    rows = (
+        get_session()
+        .execute(
+            select(Game, Card, Printing, CardSet)
+            .join(Card, col(Card.game_id) == col(Game.id))
+            .outerjoin(Printing, col(Printing.card_id) == col(Card.id))
+            .outerjoin(CardSet, col(CardSet.id) == col(Printing.set_id))
+            .where(col(Game.slug) == slug, col(Card.name) == name)
+            .order_by(col(CardSet.position), col(Printing.number))
+        )
+        .all()
+    )
+    if not rows:
+        return None
+    printings = [(printing, card_set) for _game, _card, printing, card_set in rows if printing is not None]
+    return rows[0][0], browse.CardPage(rows[0][1], printings)
+
+
 @bp.route("/cards/<game_slug>/<path:name>")
 @cached
 def card_detail(game_slug: str, name: str) -> Any:
-    game, module = _game_or_404(game_slug)
     session = get_session()
-    page = browse.card_page(session, game, name)
+    found = _card_named(game_slug, name) if game_slug in GAMES else None
+    page: browse.CardPage | None
+    if found is not None:
+        game, page = found
+        module = GAMES[game_slug]
+    else:
+        game, module = _game_or_404(game_slug)
+        page = browse.card_page(session, game, name)
     if page is None:
         abort(404, _("%(game)s没有名为「%(name)s」的卡", game=game_name(module), name=name))
     if page.card.name != name:

@@ -18,7 +18,7 @@ from catalog.search import QueryError, SearchResult, search
 from catalog.search.compile import ORDERS
 from catalog.search.keys import FLAGS, KEYS, lookup
 from catalog.text import fold
-from webapp.answers import alike, cached, dont_keep
+from webapp.answers import alike, cached, dont_keep, game_rows
 from webapp.cards import bp
 from webapp.cards.routes import _columns, _game_or_404, field_labels
 from webapp.cards.tiles import tiles_for
@@ -158,6 +158,7 @@ def results() -> Any:
             order=state.order or None,
             direction=state.direction or None,
             user_id=current_user.id if current_user.is_authenticated else None,
+            games=game_rows(),
         )
     except QueryError as error:
         page = render_template(
@@ -259,7 +260,7 @@ def keyword(game_slug: str, kind: str) -> Any:
         abort(404, _("%(game)s没有关键字 %(kind)s", game=module.name, kind=kind))
     state = _state_from_args()
     query = f"kw:{entry.zh}"
-    result = search(session=get_session(), text=query, game=game.slug, page=state.page)
+    result = search(session=get_session(), text=query, game=game.slug, page=state.page, games=game_rows())
     uses = browse.keyword_uses(get_session(), game).get(kind)
 
     def link(**changes: Any) -> str:

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from flask import g, get_template_attribute, request, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
+from flask_login import current_user
 from flask_wtf.csrf import generate_csrf
 from markupsafe import Markup, escape
 
@@ -31,8 +33,8 @@ from catalog.games import GAMES
 from catalog.search import SearchHit, SearchResult
 from webapp.answers import PLAIN_CSRF, PREPARERS, renderer
 from webapp.cards.routes import field_labels
-from webapp.db import get_engine
-from webapp.helpers import owned_for, working_deck
+from webapp.db import get_engine, get_session
+from webapp.helpers import working_deck
 from webapp.images.routes import card_scan
 
 # Tiles kept per process: a face is ~2 kB, so at most ~10 MB; enough for the pages people browse
@@ -193,63 +195,106 @@ def _visitor() -> _Visitor:
     return found
 
 
-def _prepare_tiles(batch: list[list[Any]]) -> None:
-    g.tile_owned = owned_for(int(args[1]) for args in batch)
+@cache
+def _owned_statement() -> Any:
+    """``catalog.collection.views.owned_counts``' rows as one statement built once: on every
+    signed-in results page, building its clauses cost more than running it."""
+    from catalog.collection.tables import ITEM
+    from sqlalchemy import bindparam, func, select
+
+    return (
+        select(ITEM.printing_id, func.sum(ITEM.quantity))
+        .where(
+            ITEM.user_id == bindparam("user_id"),
+            ITEM.quantity > 0,
+            ITEM.printing_id.in_(bindparam("ids", expanding=True)),
+        )
+        .group_by(ITEM.printing_id)
+    )
+
+
+def _owned(printing_ids: list[int]) -> dict[int, int] | None:
+    """Copies the signed-in user owns per printing (``None`` for a visitor), one statement."""
+    if not current_user.is_authenticated:
+        return None
+    if not printing_ids:
+        return {}
+    rows = (
+        get_session().connection().execute(_owned_statement(), {"user_id": int(current_user.id), "ids": printing_ids})
+    )
+    return {printing_id: int(total) for printing_id, total in rows}
+
+
+def _prepare_tiles(batch: list[list[Any]]) -> Callable[..., str]:
+    """Before a kept page's tiles are drawn: every tile's owned count in one statement, and
+    the drawer of this request (what each tile needs read once, not from ``g`` per tile)."""
     g.pop("tile_visitor", None)
+    owned = g.tile_owned = _owned(sorted({int(args[1]) for args in batch}))
+    return _tile_drawer(_visitor(), owned, PLAIN_CSRF if g.get("answer_plain") else None)
 
 
 PREPARERS["tile"] = _prepare_tiles
 
 
 @renderer("tile")
-def tile_actions(
-    game: str,
-    printing_id: int,
-    name: str,
-    deck_remove: str,
-    deck_add: str,
-    collection_remove: str,
-    collection_add: str,
-) -> str:
+def tile_actions(*args: Any) -> str:
     """A tile's buttons for this visitor: the working deck's copies, the user's owned copies.
     The texts come escaped (as the kept page was rendered); a plain visitor's CSRF token stays
     a marker (webapp/answers.py)."""
-    v = g.get("tile_visitor") or _visitor()
-    owned: Mapping[int, int] | None = g.get("tile_owned")
-    csrf = PLAIN_CSRF if g.get("answer_plain") else v.csrf
-    out = ['  <div class="tile-actions">\n  ']
-    if v.deck_game in ("", game):
-        copies = v.deck_copies.get(g.tile_fold(Markup(name).unescape()), 0) if v.deck_copies else 0
-        out.append(
-            f'<form class="deck-buttons" method="post" action="{v.deck_action}">\n'
-            f'  <input type="hidden" name="csrf_token" value="{csrf}">\n'
-            f'  <input type="hidden" name="game" value="{game}">\n'
-            f'  <input type="hidden" name="name" value="{name}">\n'
-            f'  <input type="hidden" name="next" value="{v.back}#hit-{printing_id}">\n'
-            f'  <button type="submit" name="action" value="remove"{"" if copies else " disabled"}\n'
-            f'          aria-label="{deck_remove}">−</button>\n'
-            f'  <a class="deck-copies" href="{v.deck_check}">{v.deck_text(copies)}</a>\n'
-            f'  <button type="submit" name="action" value="add"\n'
-            f'          aria-label="{deck_add}">+</button>\n'
-            "</form>"
-        )
-    if owned is not None:
-        have = owned.get(printing_id, 0)
-        out.append(
-            f'\n<form class="collection-buttons" method="post" action="{v.collection_action}">\n'
-            f'  <input type="hidden" name="csrf_token" value="{csrf}">\n'
-            f'  <input type="hidden" name="printing_id" value="{printing_id}">\n'
-            f'  <input type="hidden" name="next" value="{v.back}">\n'
-            f'  <button type="submit" name="delta" value="-1"{"" if have else " disabled"}\n'
-            f'          aria-label="−1 {collection_remove}">−1</button>\n'
-            f'  <span class="owned-count" data-printing="{printing_id}" data-count="{have}" aria-live="polite">'
-            f"{v.owned_text(have)}</span>\n"
-            f'  <button type="submit" name="delta" value="1"\n'
-            f'          aria-label="+1 {collection_add}">+1</button>\n'
-            "</form>"
-        )
-    out.append("\n  </div>\n")
-    return "".join(out)
+    csrf = PLAIN_CSRF if g.get("answer_plain") else None
+    return _tile_drawer(g.get("tile_visitor") or _visitor(), g.get("tile_owned"), csrf)(*args)
+
+
+def _tile_drawer(v: _Visitor, owned: Mapping[int, int] | None, csrf: str | None) -> Callable[..., str]:
+    """What draws one tile's buttons (its part's arguments) for this request."""
+    token = v.csrf if csrf is None else csrf
+    fold = g.tile_fold
+    deck_copies, deck_text, owned_text, deck_game = v.deck_copies, v.deck_text, v.owned_text, v.deck_game
+
+    def draw(
+        game: str,
+        printing_id: int,
+        name: str,
+        deck_remove: str,
+        deck_add: str,
+        collection_remove: str,
+        collection_add: str,
+    ) -> str:
+        out = ['  <div class="tile-actions">\n  ']
+        if deck_game in ("", game):
+            copies = deck_copies.get(fold(Markup(name).unescape()), 0) if deck_copies else 0
+            out.append(
+                f'<form class="deck-buttons" method="post" action="{v.deck_action}">\n'
+                f'  <input type="hidden" name="csrf_token" value="{token}">\n'
+                f'  <input type="hidden" name="game" value="{game}">\n'
+                f'  <input type="hidden" name="name" value="{name}">\n'
+                f'  <input type="hidden" name="next" value="{v.back}#hit-{printing_id}">\n'
+                f'  <button type="submit" name="action" value="remove"{"" if copies else " disabled"}\n'
+                f'          aria-label="{deck_remove}">−</button>\n'
+                f'  <a class="deck-copies" href="{v.deck_check}">{deck_text(copies)}</a>\n'
+                f'  <button type="submit" name="action" value="add"\n'
+                f'          aria-label="{deck_add}">+</button>\n'
+                "</form>"
+            )
+        if owned is not None:
+            have = owned.get(printing_id, 0)
+            out.append(
+                f'\n<form class="collection-buttons" method="post" action="{v.collection_action}">\n'
+                f'  <input type="hidden" name="csrf_token" value="{token}">\n'
+                f'  <input type="hidden" name="printing_id" value="{printing_id}">\n'
+                f'  <input type="hidden" name="next" value="{v.back}">\n'
+                f'  <button type="submit" name="delta" value="-1"{"" if have else " disabled"}\n'
+                f'          aria-label="−1 {collection_remove}">−1</button>\n'
+                f'  <span class="owned-count" data-printing="{printing_id}" data-count="{have}" aria-live="polite">'
+                f"{owned_text(have)}</span>\n"
+                f'  <button type="submit" name="delta" value="1"\n'
+                f'          aria-label="+1 {collection_add}">+1</button>\n'
+                "</form>"
+            )
+        out.append("\n  </div>\n")
+        return "".join(out)
+
+    return draw
 
 
 def tiles_for(result: SearchResult, context: Mapping[str, Any]) -> Callable[[], list[Tile]]:
