@@ -197,10 +197,11 @@ def _visitor() -> _Visitor:
 
 @cache
 def _owned_statement() -> Any:
-    """``catalog.collection.views.owned_counts``' rows as one statement built once: on every
+    """``catalog.collection.reads.owned_counts``' rows as one statement built once: on every
     signed-in results page, building its clauses cost more than running it."""
-    from catalog.collection.tables import ITEM
     from sqlalchemy import bindparam, func, select
+
+    from catalog.models.columns import ITEM
 
     return (
         select(ITEM.printing_id, func.sum(ITEM.quantity))
