@@ -24,7 +24,7 @@ from sqlalchemy.engine import make_url
 
 from catalog import db as catalog_db
 from tests.conftest import ON_POSTGRES, POSTGRES_URL
-from tests.deploykit import Client, Server, lunzang
+from tests.kits.deploy import Client, Server, lunzang
 from tests.test_answers import REDIS_URL, _redis_answers
 from tests.test_import import ROWS, write_folder
 

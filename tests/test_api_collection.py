@@ -17,8 +17,8 @@ from werkzeug.serving import make_server
 
 from catalog.accounts import issue_token, revoke_token
 from catalog.models import CardSet, LedgerEntry, Printing, User
-from tests.collectionkit import NOW, owned, printing_id
-from tests.helpers import table_counts
+from tests.kits.collection import NOW, owned, printing_id
+from tests.kits.db import table_counts
 from webapp.db import get_engine
 
 API = "/api/v1/collection"

@@ -12,8 +12,8 @@ from catalog.accounts import get_user_by_name, issue_token
 from catalog.events import running
 from catalog.events.registration import get_event
 from catalog.models import ResultReport, User
-from tests.eventkit import make_event, staff_store
-from tests.helpers import table_counts
+from tests.kits.db import table_counts
+from tests.kits.event import make_event, staff_store
 from tests.test_decks import legal_samsara_list
 from webapp.db import get_engine
 

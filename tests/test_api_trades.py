@@ -9,7 +9,7 @@ import pytest
 from sqlmodel import Session
 
 from catalog.accounts import issue_token
-from tests.tradekit import NOW, Kit, make_kit
+from tests.kits.trade import NOW, Kit, make_kit
 
 
 @pytest.fixture

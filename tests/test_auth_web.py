@@ -17,7 +17,7 @@ from sqlmodel import Session, select
 from catalog import accounts
 from catalog.models import ApiToken, User
 from tests.conftest import TEST_PASSWORD
-from tests.helpers import table_counts
+from tests.kits.db import table_counts
 from webapp.db import get_engine
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 
 from tests.conftest import ROOT, SAMPLE
-from tests.helpers import table_counts
+from tests.kits.db import table_counts
 from tests.test_import import write_folder
 
 

@@ -20,7 +20,7 @@ from catalog.collection import export_collection, export_xlsx, import_collection
 from catalog.collection.exports import MANABOX_COLUMNS, MOXFIELD_COLUMNS
 from catalog.collection.presets import detect, header_key
 from catalog.models import Card
-from tests.collectionkit import NOW, committed_user, snapshot
+from tests.kits.collection import NOW, committed_user, snapshot
 
 # every condition, language and finish; for-trade 0, some, all; two games
 SEED = (

@@ -12,7 +12,7 @@ from sqlmodel import Session
 
 from catalog.collection import export_collection, import_collection
 from catalog.collection.csvio import CollectionFileError
-from tests.collectionkit import NOW, snapshot
+from tests.kits.collection import NOW, snapshot
 from tests.test_collection_web import collection_of, confirm, db, pid, upload
 from webapp.db import get_engine
 

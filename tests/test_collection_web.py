@@ -16,7 +16,7 @@ from sqlmodel import Session
 from catalog.collection.grades import ItemGrade
 from catalog.collection.ledger import apply_deltas
 from catalog.models import CollectionImport, LedgerEntry
-from tests.collectionkit import NM, NOW, owned, printing_id, snapshot
+from tests.kits.collection import NM, NOW, owned, printing_id, snapshot
 from webapp.db import get_engine
 
 PAGES = [

@@ -13,7 +13,7 @@ from sqlmodel import Session
 
 from catalog.decks.check import DeckCheckError, check_decklist, load_pool
 from catalog.games.samsara.rules import copy_limit, is_extra_card
-from tests.deckkit import fmt
+from tests.kits.deck import fmt
 
 BANNED = ("虚华·空暝之主", "绝闪·龙皇降临", "亚瑟王·圣剑之誓")
 

@@ -13,8 +13,8 @@ from openpyxl import load_workbook
 from sqlmodel import Session
 
 from catalog.models import Event
-from tests.eventkit import staff_store
-from tests.helpers import table_counts
+from tests.kits.db import table_counts
+from tests.kits.event import staff_store
 from tests.test_decks import legal_samsara_list
 from webapp.db import get_engine
 

@@ -13,7 +13,7 @@ from sqlmodel import Session, select
 
 from catalog.events.prizes import check_chests
 from catalog.models import ChestBalance, Event, Match, Registration
-from tests.eventkit import staff_store
+from tests.kits.event import staff_store
 from tests.test_decks import legal_samsara_list
 from webapp.db import get_engine
 

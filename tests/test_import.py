@@ -12,8 +12,8 @@ from sqlmodel import Session
 from catalog import db as catalog_db
 from catalog.ingest import ImportFailed, import_catalogue
 from catalog.models import BanEntry, Card, CardKeyword, CardSet, CardTrait, Format, PackTemplate, Printing
-from tests.helpers import table_counts
-from tests.ingestkit import MANIFEST
+from tests.kits.db import table_counts
+from tests.kits.ingest import MANIFEST
 
 HEADER = "set,number,name,rarity,type,subtype,attribute,cost,attack,defense,traits,keywords,text"
 ROWS = [

@@ -19,10 +19,10 @@ from catalog.ingest import validate as ingest_validate
 from catalog.ingest import write as ingest_write
 from catalog.ingest.sources import _decode
 from catalog.ingest.synth import write_synthetic_catalogue
-from tests.ingestkit import catalogue_digest, read_rows, scenario, synthetic, write_rows
+from tests.kits.ingest import catalogue_digest, read_rows, scenario, synthetic, write_rows
 
 # What the importer before streaming (main at 62fa96d, which held every row in memory) wrote for
-# tests.ingestkit.scenario, computed with that code on SQLite and PostgreSQL (same digests on
+# tests.kits.ingest.scenario, computed with that code on SQLite and PostgreSQL (same digests on
 # both). Table: "rows sha256-prefix" of its rows with natural keys in place of ids.
 EXPECTED = [
     {

@@ -16,8 +16,8 @@ from catalog.accounts import issue_token
 from catalog.boosters import open_packs
 from catalog.collection.openings import OpeningAlreadyAdded, add_opening_once, opening_added
 from catalog.models import CollectionItem, LedgerEntry
-from tests.collectionkit import NOW, committed_user
-from tests.helpers import table_counts
+from tests.kits.collection import NOW, committed_user
+from tests.kits.db import table_counts
 from webapp.db import get_engine
 
 OPEN = "/packs/samsara/M4/open"

@@ -212,7 +212,7 @@ def test_completion_from_my_collection(sample_app: Any, login: Any) -> None:
 
     from catalog import boosters
     from catalog.collection.ledger import adjust
-    from tests.collectionkit import NOW
+    from tests.kits.collection import NOW
     from webapp.db import get_engine
 
     client = sample_app.test_client()

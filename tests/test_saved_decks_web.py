@@ -14,7 +14,7 @@ from sqlmodel import Session
 
 from catalog.decks.saved import save_deck
 from catalog.models import Card, SavedDeck, WantItem
-from tests.collectionkit import NOW
+from tests.kits.collection import NOW
 from tests.test_decks import legal_samsara_list
 from tests.test_wants_web import engine_of, give
 

@@ -17,7 +17,7 @@ from catalog.accounts import issue_token
 from catalog.collection import adjust
 from catalog.collection.views import collection_page
 from catalog.search import QueryError, printing_ids_matching
-from tests.collectionkit import NOW, committed_user, printing_id
+from tests.kits.collection import NOW, committed_user, printing_id
 from webapp.db import get_engine
 
 

@@ -15,8 +15,8 @@ from sqlmodel import Session, select
 from catalog import accounts
 from catalog.collection.ledger import adjust
 from catalog.models import Event, User
-from tests.collectionkit import NM, NOW, printing_id
-from tests.eventkit import staff_store
+from tests.kits.collection import NM, NOW, printing_id
+from tests.kits.event import staff_store
 from webapp import timezones
 from webapp.db import get_engine
 

@@ -11,7 +11,7 @@ from sqlmodel import Session
 
 from catalog.collection.wants import set_want
 from catalog.models import Printing
-from tests.tradekit import NOW, Kit, make_kit
+from tests.kits.trade import NOW, Kit, make_kit
 
 
 @pytest.fixture

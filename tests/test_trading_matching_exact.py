@@ -22,7 +22,7 @@ from catalog.collection.wants import set_want
 from catalog.models import CollectionItem, LedgerEntry, User, WantItem
 from catalog.trading.assignment import Copy, Want, assign
 from catalog.trading.matching import find_matches
-from tests.tradekit import NOW, Kit, make_kit, tx
+from tests.kits.trade import NOW, Kit, make_kit, tx
 
 CONDITIONS = ("NM", "LP", "MP", "HP")
 RANK = {c: condition_rank(c) for c in CONDITIONS}

@@ -26,7 +26,7 @@ from catalog.models import CollectionItem, LedgerEntry, Trade
 from catalog.trading import TradeSettings, accept, cancel, counter, decline, mark_received, mark_sent, propose
 from catalog.trading.reservation import LineSpec, available, held
 from catalog.trading.tables import OFFERED
-from tests.tradekit import NOW, NUMBERS, Kit, make_kit, tx
+from tests.kits.trade import NOW, NUMBERS, Kit, make_kit, tx
 
 
 def race(engine: Engine, *actions: Callable[[Session], Any]) -> list[Any]:

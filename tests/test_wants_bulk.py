@@ -9,7 +9,7 @@ import pytest
 from sqlmodel import Session
 
 from catalog.decks.lists import MAX_LINES
-from tests.collectionkit import printing_id
+from tests.kits.collection import printing_id
 from tests.test_wants_web import add_want, card_id, engine_of, wants_of
 
 

@@ -15,7 +15,7 @@ from catalog.accounts import username_key
 from catalog.collection.grades import ItemGrade
 from catalog.collection.ledger import adjust, set_for_trade, set_note
 from catalog.models import Card, CollectionItem, User, WantItem
-from tests.collectionkit import NM, NOW, owned, printing_id
+from tests.kits.collection import NM, NOW, owned, printing_id
 from webapp.db import get_engine
 
 HP = ItemGrade("HP")

@@ -21,7 +21,7 @@ import pytest
 from playwright.sync_api import Browser
 from werkzeug.serving import make_server
 
-from tests.browser.kit import WIDTHS
+from tests.kits.browser import WIDTHS
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"

@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.browser import open_page
+from tests.kits.browser import open_page
 from tests.test_decks import legal_samsara_list
 
 

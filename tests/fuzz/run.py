@@ -32,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.deploykit import Client, Server, lunzang  # noqa: E402
+from tests.kits.deploy import Client, Server, lunzang  # noqa: E402
 
 PORT = int(os.environ.get("FUZZ_PORT", "18163"))
 EXAMPLES = os.environ.get("FUZZ_EXAMPLES", "40")

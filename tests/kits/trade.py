@@ -82,7 +82,7 @@ class Kit:
             )
 
     def owned(self, user: str, number: str, grade: ItemGrade = NM) -> tuple[int, int]:
-        from tests.collectionkit import owned
+        from tests.kits.collection import owned
 
         with Session(self.engine) as session:
             return owned(session, self.users[user], self.pids[number], grade)
