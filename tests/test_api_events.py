@@ -13,8 +13,8 @@ from catalog.events import running
 from catalog.events.registration import get_event
 from catalog.models import ResultReport, User
 from tests.kits.db import table_counts
+from tests.kits.deck import legal_samsara_list
 from tests.kits.event import make_event, staff_store
-from tests.test_decks import legal_samsara_list
 from webapp.db import get_engine
 
 

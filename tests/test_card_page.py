@@ -15,7 +15,7 @@ from catalog.decks.legality import BANNED, LEGAL, LIMITED, NOT_LEGAL, FormatStat
 from catalog.games import GAMES
 from catalog.models import CollectionItem, WantItem
 from catalog.rules import FormatSpec, PoolCard
-from tests.test_web import page, section, visible_text
+from tests.kits.web import page, section, visible_text
 from webapp.db import get_engine
 from webapp.helpers import WORKING_DECK
 

@@ -25,7 +25,7 @@ from catalog.images import faces as images
 from catalog.images import scans
 from catalog.models import Printing
 from catalog.rules import Verdict, Violation
-from tests.test_decks import legal_samsara_list
+from tests.kits.deck import legal_samsara_list
 
 GREEN = (20, 200, 40)
 

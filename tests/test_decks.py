@@ -11,33 +11,8 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from catalog.decks.check import DeckCheckError, check_decklist, load_pool
-from catalog.games.samsara.rules import copy_limit, is_extra_card
-from tests.kits.deck import fmt
-
-BANNED = ("虚华·空暝之主", "绝闪·龙皇降临", "亚瑟王·圣剑之誓")
-
-
-def legal_samsara_list(engine: Engine) -> str:
-    """17 × 3 main-deck cards of S8 (legal everywhere) and two stones of every attribute they need."""
-    with Session(engine) as session:
-        pool = load_pool(session, "samsara")
-    picks = sorted(
-        (
-            c
-            for c in pool.cards.values()
-            if "S8" in c.set_codes
-            and not is_extra_card(c)
-            and not c.keywords_of("restricted")
-            and (copy_limit(c, fmt("samsara")) or 0) >= 3
-            and c.name not in BANNED
-        ),
-        key=lambda c: c.name,
-    )[:17]
-    needed = sorted({a for c in picks for a in c.cost if a != "无"})
-    main = "".join(f"3 {c.name}\n" for c in picks)
-    extra = "".join(f"2 {a}之法力石\n" for a in needed)
-    return f"名称: 样例\n主卡组:\n{main}额外卡组:\n{extra}"
+from catalog.decks.check import DeckCheckError, check_decklist
+from tests.kits.deck import legal_samsara_list
 
 
 def run(engine: Engine, text: str, game: str | None = "samsara", format_code: str | None = None) -> Any:

@@ -10,7 +10,7 @@ import pytest
 
 from catalog.decks.stats import p_at_least_one
 from catalog.rules import DrawModel
-from tests.test_decks import legal_samsara_list
+from tests.kits.deck import legal_samsara_list
 
 
 def test_hypergeometric_is_exact() -> None:
@@ -238,7 +238,7 @@ def test_an_illegal_deck_is_offered_its_image_and_proxies_with_the_illegal_badge
 def test_the_type_chart_says_it_counts_the_extra_deck(sample_app: Any, sample_catalogue: Any) -> None:
     """Issue 15 item 12: the other charts count the main deck; the type chart's title says it
     counts both, and its bars include the extra deck's stones."""
-    from tests.test_decks import legal_samsara_list
+    from tests.kits.deck import legal_samsara_list
 
     page = sample_app.test_client().get(
         "/decks", query_string={"game": "samsara", "list": legal_samsara_list(sample_catalogue)}

@@ -14,8 +14,8 @@ from sqlmodel import Session
 
 from catalog.models import Event
 from tests.kits.db import table_counts
+from tests.kits.deck import legal_samsara_list
 from tests.kits.event import staff_store
-from tests.test_decks import legal_samsara_list
 from webapp.db import get_engine
 
 PLAYERS = ["阿明", "白露", "陈晨", "丁一", "鄂尔"]

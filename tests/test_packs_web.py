@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_web import ensure_translations_compiled
+from tests.kits.web import ensure_translations_compiled
 
 # ---- CLI --------------------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from catalog.decks.check import check_decklist
 from catalog.games import GAMES
 from catalog.images import proxies
 from catalog.rules import PoolCard
-from tests.test_decks import legal_samsara_list
+from tests.kits.deck import legal_samsara_list
 
 RED, BLUE = (220, 20, 20), (20, 40, 220)
 

@@ -15,7 +15,7 @@ from sqlmodel import Session
 from catalog.decks.saved import save_deck
 from catalog.models import Card, SavedDeck, WantItem
 from tests.kits.collection import NOW
-from tests.test_decks import legal_samsara_list
+from tests.kits.deck import legal_samsara_list
 from tests.test_wants_web import engine_of, give
 
 SMALL = "名称: 小红帽\n2 小红帽·森林歌者\n1 小红帽·狼猎手\n"

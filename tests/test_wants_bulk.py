@@ -96,7 +96,7 @@ def test_bulk_wants_need_a_signed_in_user(sample_app: Any) -> None:
 
 
 def test_the_wants_page_has_the_paste_form_in_english(sample_app: Any, login: Any) -> None:
-    from tests.test_web import ensure_translations_compiled
+    from tests.kits.web import ensure_translations_compiled
 
     ensure_translations_compiled()
     client = sample_app.test_client()

@@ -83,7 +83,7 @@ def _screenshots_module() -> Any:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[tuple[str, str, bool]], str, str]]:
-    from tests.test_web import ensure_translations_compiled
+    from tests.kits.web import ensure_translations_compiled
 
     ensure_translations_compiled()
     shots = _screenshots_module()

@@ -16,8 +16,8 @@ from sqlmodel import Session, select
 from catalog.events.prizes import check_chests
 from catalog.models import ChestBalance, Event, EventAudit
 from tests.kits.browser import PHONE, new_page, sign_in
+from tests.kits.deck import legal_samsara_list
 from tests.kits.event import staff_store
-from tests.test_decks import legal_samsara_list
 from webapp.db import get_engine
 
 STORE = "卡牌竞技场"

@@ -14,7 +14,7 @@ from sqlmodel import Session
 from catalog.collection.ledger import adjust
 from tests.kits.browser import WIDTHS, assert_fits, new_page, sign_in
 from tests.kits.collection import NM, NOW, printing_id
-from tests.test_decks import legal_samsara_list
+from tests.kits.deck import legal_samsara_list
 from webapp.db import get_engine
 
 

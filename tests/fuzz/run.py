@@ -59,7 +59,7 @@ def prepare(env: dict[str, str]) -> dict[str, Any]:
     from catalog.accounts import create_user, issue_token
     from catalog.collection.imports import import_collection
     from catalog.events import registration, running
-    from tests.test_decks import legal_samsara_list
+    from tests.kits.deck import legal_samsara_list
 
     _run(["init-db", "--with-sample"], env)
     now = datetime.now(UTC)

@@ -10,7 +10,7 @@ from sqlmodel import Session
 
 from catalog.events import registration as reg
 from catalog.models import Event
-from tests.test_decks import legal_samsara_list
+from tests.kits.deck import legal_samsara_list
 
 NOW = datetime(2026, 11, 28, 13, 0, tzinfo=UTC)
 DAY = date(2026, 11, 28)
