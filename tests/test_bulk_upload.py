@@ -17,7 +17,7 @@ import pytest
 from sqlmodel import Session, select
 
 from catalog.models import BackgroundJob, Card, CatalogueRevision
-from tests.test_catalogue_export import _export
+from tests.kits.ingest import export_files
 from webapp.db import get_engine
 
 CARD = "小红帽·森林歌者"
@@ -37,7 +37,7 @@ def _wait(app, job_id: int, timeout: float = 30) -> BackgroundJob:
 
 def _zipped_sample(app, tmp_path: Path, new_text: str) -> bytes:
     """The sample's 永恒之轮 as its export, with one card's rules text changed."""
-    _export(get_engine(app), tmp_path / "export", ["samsara"])
+    export_files(get_engine(app), tmp_path / "export", ["samsara"])
     folder = tmp_path / "export" / "samsara"
     m4 = folder / "cards" / "M4.csv"
     text = m4.read_text(encoding="utf-8")
@@ -99,7 +99,7 @@ def test_a_spreadsheet_of_rows_and_a_refused_one(sample_app, login, tmp_path: Pa
     sample_app.config["UPLOAD_DIR"] = str(tmp_path / "uploads")
     client = sample_app.test_client()
     login(client, "cura", role="curator")
-    _export(get_engine(sample_app), tmp_path / "export", ["samsara"])
+    export_files(get_engine(sample_app), tmp_path / "export", ["samsara"])
     sheet = (tmp_path / "export" / "samsara" / "cards" / "M4.csv").read_text(encoding="utf-8")
     header, *rows = sheet.splitlines()
     row = next(r for r in rows if f",{CARD}," in r)

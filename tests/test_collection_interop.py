@@ -12,8 +12,7 @@ from sqlmodel import Session
 
 from catalog.collection import export_collection, import_collection
 from catalog.collection.csvio import CollectionFileError
-from tests.kits.collection import NOW, snapshot
-from tests.test_collection_web import collection_of, confirm, db, pid, upload
+from tests.kits.collection import NOW, collection_of, confirm, db, pid, snapshot, upload
 from webapp.db import get_engine
 
 SEEDED = "set,number,quantity,condition,for_trade\nM4,M4-001,3,,2\nM4,M4-002,1,LP,1\nP2,P2-008,2,,0\n"

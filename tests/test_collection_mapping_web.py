@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from catalog.models import ImportMapping
-from tests.test_collection_web import collection_of, db, owned_now, pid
+from tests.kits.collection import collection_of, db, owned_now, pid
 
 UNKNOWN = "Karte;Stück;Notiz\nSummit Fist Champion;3;aus dem Urlaub\n锅盖哥布林;2;\n".encode()
 

@@ -16,7 +16,17 @@ from sqlmodel import Session
 from catalog.collection.grades import ItemGrade
 from catalog.collection.ledger import apply_deltas
 from catalog.models import CollectionImport, LedgerEntry
-from tests.kits.collection import NM, NOW, owned, printing_id, snapshot
+from tests.kits.collection import (
+    NM,
+    NOW,
+    collection_of,
+    confirm,
+    db,
+    owned_now,
+    pid,
+    printing_id,
+    upload,
+)
 from webapp.db import get_engine
 
 PAGES = [
@@ -31,25 +41,6 @@ PAGES = [
     "/collection/export.csv",
     "/collection/export.csv?preset=deckbox",
 ]
-
-
-def db(app: Any) -> Session:
-    return Session(get_engine(app))
-
-
-def pid(app: Any, set_code: str = "M4", number: str = "M4-001") -> int:
-    with db(app) as session:
-        return printing_id(session, set_code, number)
-
-
-def owned_now(app: Any, user_id: int, printing: int, grade: ItemGrade = NM) -> tuple[int, int]:
-    with db(app) as session:
-        return owned(session, user_id, printing, grade)
-
-
-def collection_of(app: Any, user_id: int) -> dict[Any, Any]:
-    with db(app) as session:
-        return snapshot(session, user_id)
 
 
 def ledger_rows(app: Any, user_id: int) -> int:
@@ -460,20 +451,6 @@ def test_unknown_set_is_404(sample_app, login) -> None:
 
 
 # ---------------------------------------------------------------------------- import, undo, export
-
-
-def upload(client: Any, data: bytes, mode: str = "add", name: str = "cards.csv") -> Any:
-    return client.post(
-        "/collection/import",
-        data={"file": (BytesIO(data), name), "mode": mode},
-        content_type="multipart/form-data",
-    )
-
-
-def confirm(client: Any, preview: str) -> Any:
-    form = re.search(r'<form class="confirm-import".*?</form>', preview, re.S).group(0)
-    fields = dict(re.findall(r'name="(mode|filename|payload|confirm)" value="([^"]*)"', form))
-    return client.post("/collection/import", data=fields)
 
 
 def test_import_preview_then_confirm_then_undo(sample_app, login) -> None:

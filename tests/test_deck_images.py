@@ -25,17 +25,9 @@ from catalog.images import faces as images
 from catalog.images import scans
 from catalog.models import Printing
 from catalog.rules import Verdict, Violation
-from tests.kits.deck import legal_samsara_list
+from tests.kits.deck import legal_samsara_list, pdf_pages
 
 GREEN = (20, 200, 40)
-
-
-def pdf_pages(data: bytes) -> tuple[int, list[tuple[float, float]]]:
-    """(the page tree's /Count, every page's MediaBox size in points), read from the bytes."""
-    assert data.startswith(b"%PDF-")
-    count = max(int(n) for n in re.findall(rb"/Count (\d+)", data))
-    boxes = [(float(w), float(h)) for w, h in re.findall(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", data)]
-    return count, boxes
 
 
 def test_deck_image_size_is_computed_from_the_sections() -> None:

@@ -134,7 +134,7 @@ def test_bad_input_exits_2_and_changes_nothing(sample_app: Any, runner: Any, tmp
 def test_the_float_tie_event_names_p1_champion(sample_app: Any, runner: Any, tmp_path: Path) -> None:
     """Issue 29: the 8-player, 3-round event imported with ``event pair --from`` and ``event
     report --file`` where two OMWs of exactly 11/27 differed as floats and P6 was champion."""
-    from tests.test_events_pure import FLOAT_TIE
+    from tests.kits.event import FLOAT_TIE
 
     event = _new_event(runner, "--rounds", "3")
     for i in range(1, 9):

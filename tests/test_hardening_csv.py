@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 
 from catalog.collection import csvio
 from catalog.models import Card
-from tests.test_api_collection import change, make_token
+from tests.kits.api import change, make_token
 
 API = "/api/v1/collection"
 

@@ -16,7 +16,7 @@ from catalog.decks.saved import save_deck
 from catalog.models import Card, SavedDeck, WantItem
 from tests.kits.collection import NOW
 from tests.kits.deck import legal_samsara_list
-from tests.test_wants_web import engine_of, give
+from tests.kits.wants import engine_of, give
 
 SMALL = "名称: 小红帽\n2 小红帽·森林歌者\n1 小红帽·狼猎手\n"
 

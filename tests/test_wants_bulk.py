@@ -10,7 +10,7 @@ from sqlmodel import Session
 
 from catalog.decks.lists import MAX_LINES
 from tests.kits.collection import printing_id
-from tests.test_wants_web import add_want, card_id, engine_of, wants_of
+from tests.kits.wants import add_want, card_id, engine_of, wants_of
 
 
 def paste(client: Any, text: str, game: str = "samsara", condition: str = "LP") -> Any:

@@ -9,7 +9,7 @@ from playwright.sync_api import Browser, expect
 from sqlmodel import Session
 
 from tests.kits.browser import WIDTHS, assert_fits, new_page, sign_in
-from tests.test_owned_decks import DECK, OTHER
+from tests.kits.owned_decks import DECK, OTHER
 from webapp.db import get_engine
 
 

@@ -4,6 +4,7 @@ Samsara list drawn from the sample catalogue."""
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Any
 
 from sqlalchemy.engine import Engine
@@ -118,3 +119,11 @@ def legal_samsara_list(engine: Engine) -> str:
     main = "".join(f"3 {c.name}\n" for c in picks)
     extra = "".join(f"2 {a}之法力石\n" for a in needed)
     return f"名称: 样例\n主卡组:\n{main}额外卡组:\n{extra}"
+
+
+def pdf_pages(data: bytes) -> tuple[int, list[tuple[float, float]]]:
+    """(the page tree's /Count, every page's MediaBox size in points), read from the bytes."""
+    assert data.startswith(b"%PDF-")
+    count = max(int(n) for n in re.findall(rb"/Count (\d+)", data))
+    boxes = [(float(w), float(h)) for w, h in re.findall(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", data)]
+    return count, boxes

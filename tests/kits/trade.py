@@ -6,19 +6,23 @@ transactions, so the tests see what concurrent requests would see.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from catalog import db as catalog_db
+from catalog.accounts import issue_token
 from catalog.collection.grades import ItemGrade
 from catalog.collection.ledger import adjust
+from catalog.errors import LunzangError
 from catalog.ingest import import_catalogue
 from catalog.models import CardSet, LedgerEntry, Printing, Trade
 from catalog.trading import LineSpec
@@ -120,3 +124,40 @@ def make_kit(engine: Engine, make_user, tmp_path: Path, names=("alice", "bob", "
         )
         kit.pids = {number: pid for number, pid in rows}
     return kit
+
+
+def headers(kit: Kit, name: str) -> dict[str, str]:
+    from catalog.models import User
+
+    with Session(kit.engine) as session, session.begin():
+        user = session.get(User, kit.users[name])
+        assert user is not None
+        _row, token = issue_token(session=session, user=user, name="t", now=NOW)
+    return {"Authorization": f"Bearer {token}"}
+
+
+def race(engine: Engine, *actions: Callable[[Session], Any]) -> list[Any]:
+    """Run each action in its own writer transaction, all released at once; result or error."""
+    barrier = threading.Barrier(len(actions))
+    results: list[Any] = [None] * len(actions)
+
+    def run(index: int, action: Callable[[Session], Any]) -> None:
+        barrier.wait()
+        try:
+            with tx(engine) as session:
+                results[index] = action(session)
+        except Exception as error:
+            results[index] = error
+
+    threads = [threading.Thread(target=run, args=(i, a)) for i, a in enumerate(actions)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    return results
+
+
+def won(results: list[Any]) -> list[bool]:
+    for r in results:
+        assert r is None or not isinstance(r, Exception) or isinstance(r, LunzangError), repr(r)
+    return [not isinstance(r, Exception) for r in results]
