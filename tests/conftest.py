@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
@@ -27,6 +28,7 @@ from sqlmodel import Session
 from catalog import db as catalog_db
 from catalog.ingest import import_catalogue
 from catalog.models import load_all
+from tests.kits.examples import PROFILE as EXAMPLES_PROFILE
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "import"
@@ -34,6 +36,13 @@ SAMPLE = ROOT / "import"
 REALDATA = Path(os.environ.get("LUNZANG_REALDATA") or ROOT.parent / "shared" / "realdata")
 POSTGRES_URL = os.environ.get("DATABASE_URL", "")
 ON_POSTGRES = POSTGRES_URL.startswith("postgresql")
+
+
+# Property tests: the suite's profile, or HYPOTHESIS_PROFILE=thorough for ten times the examples
+# of the tests that leave their count to Hypothesis (tests/kits/examples.py sizes the others).
+settings.register_profile("suite", settings.get_profile("default"))
+settings.register_profile("thorough", max_examples=1000)
+settings.load_profile(EXAMPLES_PROFILE)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
