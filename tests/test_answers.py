@@ -208,7 +208,9 @@ def test_grid_images_have_sizes_a_phone_srcset_and_lazy_below_the_first_row(samp
     assert all('loading="lazy"' in image for image in images[6:])
 
 
-def test_images_warm_draws_each_face_once_and_the_pages_serve_it_without_a_query(sample_app, tmp_path: Path) -> None:
+def test_images_warm_draws_each_face_once_and_the_pages_serve_it_without_a_query(
+    sample_app, client, tmp_path: Path
+) -> None:
     sample_app.config["CARD_IMAGE_DIR"] = str(tmp_path / "faces")
     runner = sample_app.test_cli_runner()
     first = runner.invoke(args=["images", "warm", "--game", "keyforge"])
@@ -217,7 +219,6 @@ def test_images_warm_draws_each_face_once_and_the_pages_serve_it_without_a_query
     again = runner.invoke(args=["images", "warm", "--game", "keyforge"])
     assert "已绘制 0 张卡面，100 张已在缓存中" in again.output
     assert runner.invoke(args=["images", "warm", "--game", "nope"]).exit_code == 2
-    client = sample_app.test_client()
     page = client.get("/cards?q=" + quote("g:keyforge")).get_data(as_text=True)
     face = re.search(r'src="(/images/keyforge/[^"]+)"', page)
     assert face

@@ -314,8 +314,7 @@ def test_401_without_a_token_or_with_a_revoked_one(
     assert ledger_rows(sample_app) == 0
 
 
-def test_session_cookie_reads_but_never_writes(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_session_cookie_reads_but_never_writes(sample_app: Any, client: Any, login: Any) -> None:
     login(client, "carol")
     assert client.get(API).status_code == 200
     assert client.get(f"{API}/ledger").status_code == 200
@@ -324,8 +323,7 @@ def test_session_cookie_reads_but_never_writes(sample_app: Any, login: Any) -> N
     assert ledger_rows(sample_app) == 0
 
 
-def test_one_users_token_never_reaches_anothers_collection(sample_app: Any, alice: Any, bob: Any) -> None:
-    client = sample_app.test_client()
+def test_one_users_token_never_reaches_anothers_collection(sample_app: Any, client: Any, alice: Any, bob: Any) -> None:
     (alice_id, alice_h), (bob_id, bob_h) = alice, bob
     change(client, alice_h, "M4-001", 3)
     assert client.get(API, headers=bob_h).get_json() == {

@@ -109,8 +109,7 @@ def test_the_xlsx_export_has_no_formula_even_for_a_name_that_looks_like_one(
     assert all(c.data_type != "f" for row in sheet.iter_rows() for c in row)
 
 
-def test_the_site_and_the_cli_offer_every_export(sample_app, login, runner, tmp_path) -> None:
-    client = sample_app.test_client()
+def test_the_site_and_the_cli_offer_every_export(sample_app, client, login, runner, tmp_path) -> None:
     alice = login(client)
     from webapp.db import get_engine
 

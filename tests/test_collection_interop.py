@@ -83,8 +83,7 @@ def test_a_real_name_mismatch_is_still_reported(sample_app, login) -> None:
 
 
 @pytest.mark.parametrize("preset", ["lunzang", "deckbox"])
-def test_the_site_download_has_a_bom_for_excel_and_reimports_as_a_no_op(sample_app, login, preset: str) -> None:
-    client = sample_app.test_client()
+def test_the_site_download_has_a_bom_for_excel_and_reimports_as_a_no_op(sample_app, client, login, preset: str) -> None:
     alice = login(client)
     seed(sample_app, alice.id)
     before = collection_of(sample_app, alice.id)
@@ -101,8 +100,7 @@ def test_the_site_download_has_a_bom_for_excel_and_reimports_as_a_no_op(sample_a
 # ---------------------------------------------------------------------------- item 13
 
 
-def test_the_web_preview_shows_for_trade_changes(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_the_web_preview_shows_for_trade_changes(sample_app, client, login) -> None:
     alice = login(client)
     seed(sample_app, alice.id)
     data = b"set,number,quantity,condition,for_trade\nM4,M4-001,3,,0\nM4,M4-002,1,LP,1\nP2,P2-008,2,,2\n"

@@ -147,8 +147,7 @@ def test_cli_unknown_cards_are_listed_and_nothing_is_written(
     assert not out.exists()
 
 
-def test_deck_page_links_download_the_image_and_the_pdf(sample_app: Any, sample_catalogue: Engine) -> None:
-    client = sample_app.test_client()
+def test_deck_page_links_download_the_image_and_the_pdf(sample_app: Any, client: Any, sample_catalogue: Engine) -> None:
     text = legal_samsara_list(sample_catalogue)
     page = client.get("/decks", query_string={"game": "samsara", "list": text}).get_data(as_text=True)
     links = {}

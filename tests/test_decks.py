@@ -112,7 +112,9 @@ def _write(tmp_path: Path, text: str, name: str = "deck.txt") -> str:
     return str(path)
 
 
-def test_cli_exit_codes_and_json(runner: Any, sample_app: Any, sample_catalogue: Engine, tmp_path: Path) -> None:
+def test_cli_exit_codes_and_json(
+    runner: Any, sample_app: Any, client: Any, sample_catalogue: Engine, tmp_path: Path
+) -> None:
     legal = _write(tmp_path, legal_samsara_list(sample_catalogue))
     result = runner.invoke(args=["deck", "check", legal, "--game", "samsara", "--format", "m8"])
     assert result.exit_code == 0, result.output
@@ -125,7 +127,6 @@ def test_cli_exit_codes_and_json(runner: Any, sample_app: Any, sample_catalogue:
     verdict = json.loads(result.output)
     assert verdict["legal"] is False and [v["code"] for v in verdict["violations"]][:1] == ["banned"]
 
-    client = sample_app.test_client()
     api = client.post("/api/v1/decks/check", json={"decklist": illegal_text, "game": "samsara", "format": "m8"})
     answer = api.get_json()
     answer.pop("deck")
@@ -164,8 +165,7 @@ def test_cli_refuses_a_file_that_is_not_utf8(runner: Any, sample_catalogue: Engi
 # ---------------------------------------------------------------------------- API
 
 
-def test_api_accepts_text_json_envelope_and_json_deck(sample_app: Any) -> None:
-    client = sample_app.test_client()
+def test_api_accepts_text_json_envelope_and_json_deck(sample_app: Any, client: Any) -> None:
     text = "3 小红帽·森林歌者\n1 不存在的卡\n"
     plain = client.post("/api/v1/decks/check?game=samsara", data=text.encode(), content_type="text/plain")
     envelope = client.post("/api/v1/decks/check", json={"decklist": text, "game": "samsara"})

@@ -143,9 +143,8 @@ def test_exchange_item_ids_are_bounded(sample_app: Any, login: Any, item: str) -
 
 
 @pytest.mark.parametrize("value", ["1_0", "１", "9" * 25])
-def test_collection_and_wants_forms_refuse_what_int_took(sample_app: Any, login: Any, value: str) -> None:
+def test_collection_and_wants_forms_refuse_what_int_took(sample_app: Any, client: Any, login: Any, value: str) -> None:
     """``int("1_0")`` is 10 and ``int("１")`` is 1: the forms took them as numbers."""
-    client = sample_app.test_client()
     login(client, "alice")
     before = table_counts(get_engine(sample_app))
     changed = client.post("/collection/items", data={"set": "M4", "number": "M4-001", "delta": value})

@@ -42,8 +42,9 @@ def _writes(engine) -> list[str]:
     return seen
 
 
-def test_zip_and_json_per_version_crediting_contributors(sample_app, make_user, cache: Path, tmp_path: Path) -> None:
-    client = sample_app.test_client()
+def test_zip_and_json_per_version_crediting_contributors(
+    sample_app, client, make_user, cache: Path, tmp_path: Path
+) -> None:
     engine = get_engine(sample_app)
     page = client.get("/catalogue/data").get_data(as_text=True)
     assert "/catalogue/data/samsara.zip" in page and "CC0" in page
@@ -91,8 +92,7 @@ def test_zip_and_json_per_version_crediting_contributors(sample_app, make_user, 
     assert export_files(engine, tmp_path / "again", ["samsara"]) == exported
 
 
-def test_unknown_games_and_kinds_are_a_clear_404(sample_app, cache: Path) -> None:
-    client = sample_app.test_client()
+def test_unknown_games_and_kinds_are_a_clear_404(sample_app, client, cache: Path) -> None:
     for path in ("/catalogue/data/nosuch.zip", "/catalogue/data/samsara.exe", "/catalogue/data/..%2f.json"):
         assert client.get(path).status_code == 404
     assert not cache.exists()

@@ -35,7 +35,7 @@ def test_the_sample_keeps_its_badge_and_says_so(sample_app) -> None:
     assert "/catalogue/set/" in page
 
 
-def test_an_edit_is_counted_and_listed_on_the_set_history(sample_app, make_user) -> None:
+def test_an_edit_is_counted_and_listed_on_the_set_history(sample_app, client, make_user) -> None:
     engine = get_engine(sample_app)
     with Session(engine) as session, session.begin():
         cura = make_user(session, "cura", role="curator")
@@ -44,7 +44,6 @@ def test_an_edit_is_counted_and_listed_on_the_set_history(sample_app, make_user)
         m4 = _set(session, "M4")
         assert provenance(session, m4).revisions == 1 and provenance(session, _set(session, "M1")).revisions == 0
         set_id = m4.id
-    client = sample_app.test_client()
     assert "社区修订 1 次" in client.get("/sets/samsara/M4").get_data(as_text=True)
     history = client.get(f"/catalogue/set/{set_id}/history").get_data(as_text=True)
     assert "小红帽·森林歌者" in history and "<ins>3</ins>" in history and "cura" in history
