@@ -15,6 +15,7 @@ from catalog import db as catalog_db
 from catalog.games import GAMES
 from catalog.ingest import import_catalogue
 from catalog.models import Card, CardSet, Game, Printing
+from tests.kits.catalogue import write_catalogue
 from tests.kits.web import (
     badges,
     card_url,
@@ -276,16 +277,11 @@ def test_keyforge_card_uses_power_armor_and_amber(web) -> None:
 
 
 def test_rules_text_keeps_its_line_breaks(client, engine, tmp_path: Path) -> None:
-    folder = tmp_path / "samsara"
-    (folder / "cards").mkdir(parents=True)
-    (folder / "manifest.toml").write_text(
-        'game = "samsara"\n[[sets]]\ncode = "X1"\nname = "测试弹"\nseries = "M"\n', encoding="utf-8"
-    )
-    (folder / "cards" / "x1.csv").write_text(
+    rows = (
         "set,number,name,rarity,type,attribute,cost,attack,defense,text\n"
-        'X1,X1-001,两段卡,C,战魂,火,1火,1,1,"第一段。\n第二段。"\n',
-        encoding="utf-8",
+        'X1,X1-001,两段卡,C,战魂,火,1火,1,1,"第一段。\n第二段。"\n'
     )
+    folder = write_catalogue(tmp_path, "samsara", [{"code": "X1", "name": "测试弹", "series": "M"}], {"x1.csv": rows})
     with catalog_db.transaction(engine) as session:
         import_catalogue(session=session, paths=[folder])
     markup = page(client, card_url("samsara", "两段卡"))
