@@ -26,6 +26,7 @@ from catalog.errors import LunzangError
 from catalog.ingest import import_catalogue
 from catalog.models import CardSet, LedgerEntry, Printing, Trade
 from catalog.trading import LineSpec
+from tests.kits.catalogue import write_catalogue
 
 NOW = datetime(2026, 6, 1, 12, 0, 0, tzinfo=UTC)
 NM = ItemGrade()
@@ -35,25 +36,21 @@ NUMBERS = [f"T1-{n:03d}" for n in range(1, 9)]
 
 def write_tiny_catalogue(folder: Path) -> Path:
     """A samsara folder with one set T1 of eight cards (import format, DESIGN §3)."""
-    game = folder / "samsara"
-    (game / "cards").mkdir(parents=True, exist_ok=True)
-    (game / "manifest.toml").write_text(
-        'game = "samsara"\nname = "永恒之轮"\n\n[[sets]]\ncode = "T1"\nname = "交易测试"\n'
-        'series = "M"\nkind = "booster"\n'
-        '\n[[sets]]\ncode = "T2"\nname = "再版"\nseries = "G"\nkind = "collection"\n',
-        encoding="utf-8",
-    )
-    rows = ["set,number,name,rarity,type,attribute,cost,attack,defense,text"]
+    header = "set,number,name,rarity,type,attribute,cost,attack,defense,text"
+    rows = [header]
     names = ["赤焰剑士", "碧波术士", "疾风游侠", "厚土卫士", "圣光骑士", "暗影刺客", "龙王", "法力之泉"]
     for number, name, rarity in zip(NUMBERS, names, RARITIES, strict=True):
         rows.append(f"T1,{number},{name},{rarity},战魂,火,2火,2,2,测试用卡。")
-    (game / "cards" / "T1.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    # T2 reprints the first card: a card with two printings, for printing-specific wants
-    (game / "cards" / "T2.csv").write_text(
-        "set,number,name,rarity,type,attribute,cost,attack,defense,text\nT2,T2-001,赤焰剑士,R,战魂,火,2火,2,2,测试用卡。\n",
-        encoding="utf-8",
-    )
-    return game
+    sets = [
+        {"code": "T1", "name": "交易测试", "series": "M", "kind": "booster"},
+        {"code": "T2", "name": "再版", "series": "G", "kind": "collection"},
+    ]
+    cards = {
+        "T1.csv": "\n".join(rows) + "\n",
+        # T2 reprints the first card: a card with two printings, for printing-specific wants
+        "T2.csv": f"{header}\nT2,T2-001,赤焰剑士,R,战魂,火,2火,2,2,测试用卡。\n",
+    }
+    return write_catalogue(folder, "samsara", sets, cards, name="永恒之轮")
 
 
 @contextmanager
