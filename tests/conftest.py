@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
@@ -27,13 +28,33 @@ from sqlmodel import Session
 from catalog import db as catalog_db
 from catalog.ingest import import_catalogue
 from catalog.models import load_all
+from tests.kits.examples import PROFILE as EXAMPLES_PROFILE
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "import"
 # third-party data beside the repository (CI); LUNZANG_REALDATA points elsewhere (a worktree)
 REALDATA = Path(os.environ.get("LUNZANG_REALDATA") or ROOT.parent / "shared" / "realdata")
 POSTGRES_URL = os.environ.get("DATABASE_URL", "")
+# Test files whose single tests take tens of seconds each (``--durations``).
+LONG_RUNNING = {
+    "test_trading_stateful.py",
+    "test_trading_matching_exact.py",
+    "test_trading_races.py",
+    "test_events_stateful.py",
+    "test_import_streaming.py",
+    "test_hardening_input.py",
+    "test_realdata_keyforge.py",
+    "test_trading_matching.py",
+    "test_startup.py",
+}
 ON_POSTGRES = POSTGRES_URL.startswith("postgresql")
+
+
+# Property tests: the suite's profile, or HYPOTHESIS_PROFILE=thorough for ten times the examples
+# of the tests that leave their count to Hypothesis (tests/kits/examples.py sizes the others).
+settings.register_profile("suite", settings.get_profile("default"))
+settings.register_profile("thorough", max_examples=1000)
+settings.load_profile(EXAMPLES_PROFILE)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -48,6 +69,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         scopes = {definition.scope for defs in info.name2fixturedefs.values() for definition in defs}
         if scopes & {"module", "class", "package"}:
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+    # Longest first: xdist hands out the browser files (groups) first, then single tests in this
+    # order, so the few single tests that take a minute (state machines, brute-force comparisons,
+    # streaming imports) start early instead of leaving one worker alone at the end.
+    items.sort(key=lambda item: Path(str(item.fspath)).name not in LONG_RUNNING)
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -45,8 +45,7 @@ def store(sample_app: Any, tmp_path: Path) -> Path:
     return tmp_path / "scans"
 
 
-def test_admin_uploads_a_jpeg_and_the_card_page_shows_it(sample_app: Any, login: Any, store: Path) -> None:
-    client = sample_app.test_client()
+def test_admin_uploads_a_jpeg_and_the_card_page_shows_it(sample_app: Any, client: Any, login: Any, store: Path) -> None:
     login(client, "root", role="admin")
     page = client.get(PAGE).get_data(as_text=True)
     assert 'enctype="multipart/form-data"' in page and 'name="csrf_token"' in page
@@ -86,9 +85,8 @@ def test_admin_uploads_a_jpeg_and_the_card_page_shows_it(sample_app: Any, login:
     ],
 )
 def test_bad_files_show_the_error_and_store_nothing(
-    sample_app: Any, login: Any, store: Path, data: bytes, filename: str, message: str
+    sample_app: Any, client: Any, login: Any, store: Path, data: bytes, filename: str, message: str
 ) -> None:
-    client = sample_app.test_client()
     login(client, "root", role="admin")
     response = upload(client, data, filename)
     assert response.status_code == 400
@@ -99,8 +97,7 @@ def test_bad_files_show_the_error_and_store_nothing(
     assert files_in(store) == []
 
 
-def test_unknown_number_and_missing_fields(sample_app: Any, login: Any, store: Path) -> None:
-    client = sample_app.test_client()
+def test_unknown_number_and_missing_fields(sample_app: Any, client: Any, login: Any, store: Path) -> None:
     login(client, "root", role="admin")
     unknown = upload(client, jpeg(), "a.jpg", number="M4-999")
     assert unknown.status_code == 400 and "M4-999" in unknown.get_data(as_text=True)
@@ -125,9 +122,8 @@ def test_only_admins_get_in(sample_app: Any, login: Any, store: Path) -> None:
     assert scans_stored(sample_app) == 0 and files_in(store) == []
 
 
-def test_the_upload_form_needs_a_csrf_token(sample_app: Any, login: Any, store: Path) -> None:
+def test_the_upload_form_needs_a_csrf_token(sample_app: Any, client: Any, login: Any, store: Path) -> None:
     sample_app.config["WTF_CSRF_ENABLED"] = True
-    client = sample_app.test_client()
     login(client, "root", role="admin")
     assert upload(client, jpeg(), "a.jpg").status_code == 400
     token = re.search(r'name="csrf_token" value="([^"]+)"', client.get(PAGE).get_data(as_text=True))
@@ -136,9 +132,8 @@ def test_the_upload_form_needs_a_csrf_token(sample_app: Any, login: Any, store: 
     assert scans_stored(sample_app) == 1
 
 
-def test_an_oversize_request_is_a_clear_413_page(sample_app: Any, login: Any, store: Path) -> None:
+def test_an_oversize_request_is_a_clear_413_page(sample_app: Any, client: Any, login: Any, store: Path) -> None:
     sample_app.config["MAX_CONTENT_LENGTH"] = 64 * 1024
-    client = sample_app.test_client()
     login(client, "root", role="admin")
     response = upload(client, b"\xff" * (128 * 1024), "huge.jpg")
     assert response.status_code == 413

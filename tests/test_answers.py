@@ -8,7 +8,6 @@ is skipped when none answers.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,14 +21,14 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from catalog.models import Game, Printing
-from tests.test_import import ROWS, run_import, write_folder
+from tests.kits.deploy import REDIS_URL, redis_answers
+from tests.kits.ingest import ROWS, run_import, write_folder
 from webapp.db import get_engine
 
 SEARCH = "/cards?q=" + quote("t:战魂")
 API_SEARCH = "/api/v1/cards?q=" + quote("t:战魂")
 CARD = "/cards/samsara/" + quote("火龙")
 KEPT = ["/", "/api/v1/sets", SEARCH, API_SEARCH, CARD, "/sets/samsara/T1", "/help/search", "/keywords"]
-REDIS_URL = os.environ.get("LUNZANG_ANSWERS_REDIS", "redis://127.0.0.1:6379/5")
 
 
 @pytest.fixture
@@ -189,16 +188,7 @@ def test_a_search_of_ones_own_collection_is_never_kept(app, web, engine: Engine,
     assert bob.get(mine).status_code == 200 and "水灵" not in bob.get(mine).get_data(as_text=True)
 
 
-def _redis_answers() -> bool:
-    try:
-        import redis
-
-        return bool(redis.Redis.from_url(REDIS_URL, socket_timeout=2).ping())
-    except Exception:
-        return False
-
-
-@pytest.mark.skipif(not _redis_answers(), reason="needs Redis (LUNZANG_ANSWERS_REDIS)")
+@pytest.mark.skipif(not redis_answers(), reason="needs Redis (LUNZANG_ANSWERS_REDIS)")
 def test_two_apps_share_kept_answers_in_redis(database_url: str, engine: Engine, tmp_path: Path) -> None:
     from webapp import create_app
 
@@ -233,7 +223,9 @@ def test_grid_images_have_sizes_a_phone_srcset_and_lazy_below_the_first_row(samp
     assert all('loading="lazy"' in image for image in images[6:])
 
 
-def test_images_warm_draws_each_face_once_and_the_pages_serve_it_without_a_query(sample_app, tmp_path: Path) -> None:
+def test_images_warm_draws_each_face_once_and_the_pages_serve_it_without_a_query(
+    sample_app, client, tmp_path: Path
+) -> None:
     sample_app.config["CARD_IMAGE_DIR"] = str(tmp_path / "faces")
     runner = sample_app.test_cli_runner()
     first = runner.invoke(args=["images", "warm", "--game", "keyforge"])
@@ -242,7 +234,6 @@ def test_images_warm_draws_each_face_once_and_the_pages_serve_it_without_a_query
     again = runner.invoke(args=["images", "warm", "--game", "keyforge"])
     assert "已绘制 0 张卡面，100 张已在缓存中" in again.output
     assert runner.invoke(args=["images", "warm", "--game", "nope"]).exit_code == 2
-    client = sample_app.test_client()
     page = client.get("/cards?q=" + quote("g:keyforge")).get_data(as_text=True)
     face = re.search(r'src="(/images/keyforge/[^"]+)"', page)
     assert face

@@ -24,14 +24,13 @@ from sqlalchemy.engine import make_url
 
 from catalog import db as catalog_db
 from tests.conftest import ON_POSTGRES, POSTGRES_URL
-from tests.deploykit import Client, Server, lunzang
-from tests.test_answers import REDIS_URL, _redis_answers
-from tests.test_import import ROWS, write_folder
+from tests.kits.deploy import REDIS_URL, Client, Server, lunzang, redis_answers
+from tests.kits.ingest import ROWS, write_folder
 
 FIRST_PORT = int(os.environ.get("LUNZANG_ANSWERS_PORT", "18166"))
 
 pytestmark = pytest.mark.skipif(
-    not (ON_POSTGRES and _redis_answers()), reason="needs the suite on PostgreSQL (DATABASE_URL) and Redis"
+    not (ON_POSTGRES and redis_answers()), reason="needs the suite on PostgreSQL (DATABASE_URL) and Redis"
 )
 
 

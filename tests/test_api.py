@@ -67,8 +67,7 @@ def test_card_urls_of_a_search_answer_are_url_fors(client: Any, script_root: str
                 assert card_url(game, name) == url_for("cards.card_detail", game_slug=game, name=name), (game, name)
 
 
-def test_a_search_answers_card_urls_that_open_the_card(sample_app: Any) -> None:
-    client = sample_app.test_client()
+def test_a_search_answers_card_urls_that_open_the_card(sample_app: Any, client: Any) -> None:
     cards = client.get("/api/v1/cards", query_string={"q": "swk"}).get_json()["cards"]
     assert cards
     for card in cards:

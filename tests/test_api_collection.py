@@ -15,21 +15,12 @@ from sqlalchemy import func, select
 from sqlmodel import Session
 from werkzeug.serving import make_server
 
-from catalog.accounts import issue_token, revoke_token
+from catalog.accounts import revoke_token
 from catalog.models import CardSet, LedgerEntry, Printing, User
-from tests.collectionkit import NOW, owned, printing_id
-from tests.helpers import table_counts
+from tests.kits.api import API, change, make_token
+from tests.kits.collection import NOW, owned, printing_id
+from tests.kits.db import table_counts
 from webapp.db import get_engine
-
-API = "/api/v1/collection"
-
-
-def make_token(app: Any, make_user: Any, name: str) -> tuple[int, dict[str, str]]:
-    """A committed user with a live API token: (user id, the Authorization header)."""
-    with Session(get_engine(app)) as session, session.begin():
-        user = make_user(session, name)
-        _row, token = issue_token(session=session, user=user, name="test", now=NOW)
-        return user.id, {"Authorization": f"Bearer {token}"}
 
 
 @pytest.fixture
@@ -40,10 +31,6 @@ def alice(sample_app: Any, make_user: Any) -> tuple[int, dict[str, str]]:
 @pytest.fixture
 def bob(sample_app: Any, make_user: Any) -> tuple[int, dict[str, str]]:
     return make_token(sample_app, make_user, "bob")
-
-
-def change(client: Any, headers: dict[str, str], number: str, delta: int, **grade: str) -> Any:
-    return client.post(f"{API}/items", json={"set": "M4", "number": number, "delta": delta, **grade}, headers=headers)
 
 
 def quantity(app: Any, user_id: int, number: str) -> int:
@@ -327,8 +314,7 @@ def test_401_without_a_token_or_with_a_revoked_one(
     assert ledger_rows(sample_app) == 0
 
 
-def test_session_cookie_reads_but_never_writes(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_session_cookie_reads_but_never_writes(sample_app: Any, client: Any, login: Any) -> None:
     login(client, "carol")
     assert client.get(API).status_code == 200
     assert client.get(f"{API}/ledger").status_code == 200
@@ -337,8 +323,7 @@ def test_session_cookie_reads_but_never_writes(sample_app: Any, login: Any) -> N
     assert ledger_rows(sample_app) == 0
 
 
-def test_one_users_token_never_reaches_anothers_collection(sample_app: Any, alice: Any, bob: Any) -> None:
-    client = sample_app.test_client()
+def test_one_users_token_never_reaches_anothers_collection(sample_app: Any, client: Any, alice: Any, bob: Any) -> None:
     (alice_id, alice_h), (bob_id, bob_h) = alice, bob
     change(client, alice_h, "M4-001", 3)
     assert client.get(API, headers=bob_h).get_json() == {

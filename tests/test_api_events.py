@@ -12,9 +12,9 @@ from catalog.accounts import get_user_by_name, issue_token
 from catalog.events import running
 from catalog.events.registration import get_event
 from catalog.models import ResultReport, User
-from tests.eventkit import make_event, staff_store
-from tests.helpers import table_counts
-from tests.test_decks import legal_samsara_list
+from tests.kits.db import table_counts
+from tests.kits.deck import legal_samsara_list
+from tests.kits.event import make_event, staff_store
 from webapp.db import get_engine
 
 
@@ -37,8 +37,7 @@ def _event(app: Any, organiser_id: int | None = None) -> int:
         return int(event.id)
 
 
-def test_register_pair_report_and_read_through_the_api(sample_app: Any, make_user: Any) -> None:
-    client = sample_app.test_client()
+def test_register_pair_report_and_read_through_the_api(sample_app: Any, client: Any, make_user: Any) -> None:
     shop = _token(sample_app, make_user, "shop", "organizer")
     with sample_app.app_context(), Session(get_engine()) as session:
         shop_id = get_user_by_name(session=session, username="shop").id
@@ -83,8 +82,7 @@ def test_register_pair_report_and_read_through_the_api(sample_app: Any, make_use
     assert [e["id"] for e in listing["events"]] == [event_id]
 
 
-def test_api_errors_are_json_and_change_nothing(sample_app: Any, make_user: Any) -> None:
-    client = sample_app.test_client()
+def test_api_errors_are_json_and_change_nothing(sample_app: Any, client: Any, make_user: Any) -> None:
     token = _token(sample_app, make_user, "alice")
     event_id = _event(sample_app)
     before = table_counts(get_engine(sample_app))

@@ -9,7 +9,7 @@ import pytest
 from sqlmodel import Session
 
 from catalog.accounts import issue_token
-from tests.tradekit import NOW, Kit, make_kit
+from tests.kits.trade import NOW, Kit, headers, make_kit
 
 
 @pytest.fixture
@@ -18,16 +18,6 @@ def kit(app: Any, engine: Any, make_user: Any, tmp_path: Path) -> Kit:
     kit.stock("alice", "T1-001", 3, 2)
     kit.stock("bob", "T1-005", 1, 1)
     return kit
-
-
-def headers(kit: Kit, name: str) -> dict[str, str]:
-    from catalog.models import User
-
-    with Session(kit.engine) as session, session.begin():
-        user = session.get(User, kit.users[name])
-        assert user is not None
-        _row, token = issue_token(session=session, user=user, name="t", now=NOW)
-    return {"Authorization": f"Bearer {token}"}
 
 
 def line(number: str, quantity: int = 1, **grade: str) -> dict[str, Any]:

@@ -71,7 +71,7 @@ def test_a_database_without_tables_gets_a_clear_503(tmp_path) -> None:
 def test_serve_refuses_a_short_secret_key_before_starting(database_url: str, args: list[str]) -> None:
     import os
 
-    from tests.deploykit import lunzang
+    from tests.kits.deploy import lunzang
 
     env = {k: v for k, v in os.environ.items() if k != "LUNZANG_ENV"} | {"DATABASE_URL": database_url}
     done = lunzang(args, env | {"SECRET_KEY": "s3cre"})

@@ -9,7 +9,7 @@ from sqlmodel import Session, select
 
 from catalog import accounts
 from catalog.models import ApiToken, User
-from tests.helpers import table_counts
+from tests.kits.db import table_counts
 from webapp.db import get_engine
 
 PASSWORD = "correct horse battery"

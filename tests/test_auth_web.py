@@ -17,7 +17,7 @@ from sqlmodel import Session, select
 from catalog import accounts
 from catalog.models import ApiToken, User
 from tests.conftest import TEST_PASSWORD
-from tests.helpers import table_counts
+from tests.kits.db import table_counts
 from webapp.db import get_engine
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -222,10 +222,9 @@ def test_posts_with_the_token_work(csrf_client: Any) -> None:
     assert csrf_client.get("/account").status_code == 302
 
 
-def test_the_api_is_exempt_from_csrf(sample_app: Any) -> None:
+def test_the_api_is_exempt_from_csrf(sample_app: Any, client: Any) -> None:
     """Anonymous API posts (no cookie, no token) keep working with CSRF on."""
     sample_app.config["WTF_CSRF_ENABLED"] = True
-    client = sample_app.test_client()
     assert client.post("/api/v1/packs/open", json={"set": "M4", "packs": 1, "seed": 1}).status_code == 200
     response = client.post("/api/v1/decks/check", json={"game": "samsara", "decklist": "3 孙悟空"})
     assert response.status_code == 200  # a CSRF refusal would be 400

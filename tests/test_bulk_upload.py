@@ -17,7 +17,7 @@ import pytest
 from sqlmodel import Session, select
 
 from catalog.models import BackgroundJob, Card, CatalogueRevision
-from tests.test_catalogue_export import _export
+from tests.kits.ingest import export_files
 from webapp.db import get_engine
 
 CARD = "小红帽·森林歌者"
@@ -37,7 +37,7 @@ def _wait(app, job_id: int, timeout: float = 30) -> BackgroundJob:
 
 def _zipped_sample(app, tmp_path: Path, new_text: str) -> bytes:
     """The sample's 永恒之轮 as its export, with one card's rules text changed."""
-    _export(get_engine(app), tmp_path / "export", ["samsara"])
+    export_files(get_engine(app), tmp_path / "export", ["samsara"])
     folder = tmp_path / "export" / "samsara"
     m4 = folder / "cards" / "M4.csv"
     text = m4.read_text(encoding="utf-8")
@@ -68,9 +68,10 @@ def _job_id(response) -> int:
     return int(response.headers["Location"].rstrip("/").rsplit("/", 1)[1])
 
 
-def test_a_zip_is_checked_in_the_background_then_imported_on_confirmation(sample_app, login, tmp_path: Path) -> None:
+def test_a_zip_is_checked_in_the_background_then_imported_on_confirmation(
+    sample_app, client, login, tmp_path: Path
+) -> None:
     sample_app.config["UPLOAD_DIR"] = str(tmp_path / "uploads")
-    client = sample_app.test_client()
     login(client, "cura", role="curator")
     before = _card_text(sample_app)
     job_id = _job_id(_upload(client, _zipped_sample(sample_app, tmp_path, "社区修订的规则文字"), "samsara.zip"))
@@ -95,11 +96,10 @@ def test_a_zip_is_checked_in_the_background_then_imported_on_confirmation(sample
         assert len(session.exec(select(BackgroundJob)).all()) == 2
 
 
-def test_a_spreadsheet_of_rows_and_a_refused_one(sample_app, login, tmp_path: Path) -> None:
+def test_a_spreadsheet_of_rows_and_a_refused_one(sample_app, client, login, tmp_path: Path) -> None:
     sample_app.config["UPLOAD_DIR"] = str(tmp_path / "uploads")
-    client = sample_app.test_client()
     login(client, "cura", role="curator")
-    _export(get_engine(sample_app), tmp_path / "export", ["samsara"])
+    export_files(get_engine(sample_app), tmp_path / "export", ["samsara"])
     sheet = (tmp_path / "export" / "samsara" / "cards" / "M4.csv").read_text(encoding="utf-8")
     header, *rows = sheet.splitlines()
     row = next(r for r in rows if f",{CARD}," in r)
@@ -121,9 +121,10 @@ def test_a_spreadsheet_of_rows_and_a_refused_one(sample_app, login, tmp_path: Pa
         ("empty.zip", b""),
     ],
 )
-def test_bad_uploads_are_refused_with_a_message(sample_app, login, tmp_path: Path, name: str, data: bytes) -> None:
+def test_bad_uploads_are_refused_with_a_message(
+    sample_app, client, login, tmp_path: Path, name: str, data: bytes
+) -> None:
     sample_app.config["UPLOAD_DIR"] = str(tmp_path / "uploads")
-    client = sample_app.test_client()
     login(client, "cura", role="curator")
     refused = _upload(client, data, name)
     assert refused.status_code == 400 and "flashes" in refused.get_data(as_text=True)
@@ -131,9 +132,8 @@ def test_bad_uploads_are_refused_with_a_message(sample_app, login, tmp_path: Pat
         assert session.exec(select(BackgroundJob)).all() == []
 
 
-def test_a_zip_reaching_outside_its_folder_is_refused(sample_app, login, tmp_path: Path) -> None:
+def test_a_zip_reaching_outside_its_folder_is_refused(sample_app, client, login, tmp_path: Path) -> None:
     sample_app.config["UPLOAD_DIR"] = str(tmp_path / "uploads")
-    client = sample_app.test_client()
     login(client, "cura", role="curator")
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
@@ -144,8 +144,7 @@ def test_a_zip_reaching_outside_its_folder_is_refused(sample_app, login, tmp_pat
     assert not (tmp_path / "evil.csv").exists()
 
 
-def test_players_cannot_upload(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_players_cannot_upload(sample_app, client, login) -> None:
     login(client, "player")
     assert client.get("/catalogue/bulk").status_code == 403
     assert _upload(client, b"x", "a.zip").status_code == 403
@@ -187,14 +186,13 @@ def redis_url(tmp_path: Path) -> Iterator[str]:
 
 
 def test_on_rq_a_worker_runs_the_job_and_redis_holds_its_progress(
-    sample_app, login, tmp_path: Path, redis_url: str, monkeypatch: pytest.MonkeyPatch
+    sample_app, client, login, tmp_path: Path, redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from redis import Redis
     from rq import Queue, SimpleWorker
 
     sample_app.config["UPLOAD_DIR"] = str(tmp_path / "uploads")
     sample_app.config["JOB_QUEUE_URL"] = redis_url
-    client = sample_app.test_client()
     login(client, "cura", role="curator")
     job_id = _job_id(_upload(client, _zipped_sample(sample_app, tmp_path, "队列中的规则文字"), "samsara.zip"))
     connection = Redis.from_url(redis_url)
@@ -215,10 +213,9 @@ def test_on_rq_a_worker_runs_the_job_and_redis_holds_its_progress(
     connection.flushdb()
 
 
-def test_an_unreachable_redis_falls_back_to_a_thread(sample_app, login, tmp_path: Path) -> None:
+def test_an_unreachable_redis_falls_back_to_a_thread(sample_app, client, login, tmp_path: Path) -> None:
     sample_app.config["UPLOAD_DIR"] = str(tmp_path / "uploads")
     sample_app.config["JOB_QUEUE_URL"] = "redis://127.0.0.1:1/0"
-    client = sample_app.test_client()
     login(client, "cura", role="curator")
     job_id = _job_id(_upload(client, _zipped_sample(sample_app, tmp_path, "无队列的规则文字"), "samsara.zip"))
     assert _wait(sample_app, job_id).status == "done"

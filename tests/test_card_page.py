@@ -15,7 +15,7 @@ from catalog.decks.legality import BANNED, LEGAL, LIMITED, NOT_LEGAL, FormatStat
 from catalog.games import GAMES
 from catalog.models import CollectionItem, WantItem
 from catalog.rules import FormatSpec, PoolCard
-from tests.test_web import page, section, visible_text
+from tests.kits.web import page, section, visible_text
 from webapp.db import get_engine
 from webapp.helpers import WORKING_DECK
 
@@ -154,9 +154,8 @@ def test_visitors_get_the_deck_form_and_a_sign_in_link(web) -> None:
     assert link and unquote(link[1]).endswith("/cards/samsara/仙女教母")
 
 
-def test_signed_in_forms_carry_csrf_and_post_to_the_existing_endpoints(sample_app, login) -> None:
+def test_signed_in_forms_carry_csrf_and_post_to_the_existing_endpoints(sample_app, client, login) -> None:
     sample_app.config["WTF_CSRF_ENABLED"] = True  # as in production: the forms carry their token
-    client = sample_app.test_client()
     login(client)
     markup = page(client, card_url("samsara", "龙人豪杰·赤鳞"))
     actions = section(markup, 'class="card-actions"', "</section>")
@@ -169,8 +168,7 @@ def test_signed_in_forms_carry_csrf_and_post_to_the_existing_endpoints(sample_ap
     assert re.findall(r"<option value=\"\d+\"[^>]*>(\w+ [\w-]+)</option>", collection) == ["M1 M1-001", "G2 G2-001"]
 
 
-def test_adding_from_the_card_page_changes_deck_collection_and_wants(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_adding_from_the_card_page_changes_deck_collection_and_wants(sample_app, client, login) -> None:
     user = login(client)
     back = card_url("samsara", "火之法力石")
     markup = page(client, back)

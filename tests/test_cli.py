@@ -10,8 +10,8 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 
 from tests.conftest import ROOT, SAMPLE
-from tests.helpers import table_counts
-from tests.test_import import write_folder
+from tests.kits.db import table_counts
+from tests.kits.ingest import write_folder
 
 
 def test_init_db_with_sample_imports_once(runner, engine: Engine) -> None:

@@ -14,7 +14,7 @@ from flask.cli import FlaskGroup
 from flask.testing import FlaskCliRunner
 from sqlalchemy.engine import Engine
 
-from tests.test_decks import legal_samsara_list
+from tests.kits.deck import legal_samsara_list
 from webapp import create_app
 from webapp.__main__ import cli
 from webapp.cli_index import COMMANDS, load_command

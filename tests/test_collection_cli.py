@@ -8,8 +8,8 @@ from pathlib import Path
 from sqlmodel import Session
 
 from catalog.collection import export_collection
-from tests.collectionkit import committed_user, owned, printing_id
-from tests.helpers import table_counts
+from tests.kits.collection import committed_user, owned, printing_id
+from tests.kits.db import table_counts
 from webapp.db import get_engine
 
 HEADER = "set,number,name,quantity,condition,language,finish,for_trade\n"

@@ -23,8 +23,8 @@ from catalog.collection.csvio import MAX_BYTES, decode
 from catalog.collection.grades import BadGrade, acceptable, parse_grade
 from catalog.collection.imports import ImportNotFound
 from catalog.models import CardSet, CollectionImport, Game, LedgerEntry
-from tests.collectionkit import NOW, committed_user, owned, printing_id, snapshot
-from tests.helpers import table_counts
+from tests.kits.collection import NOW, committed_user, owned, printing_id, snapshot
+from tests.kits.db import table_counts
 from webapp.shapes.collection import ImportReport
 
 HEADER = "set,number,name,quantity,condition,language,finish,for_trade\n"

@@ -20,7 +20,7 @@ from catalog.collection import export_collection, export_xlsx, import_collection
 from catalog.collection.exports import MANABOX_COLUMNS, MOXFIELD_COLUMNS
 from catalog.collection.presets import detect, header_key
 from catalog.models import Card
-from tests.collectionkit import NOW, committed_user, snapshot
+from tests.kits.collection import NOW, committed_user, snapshot
 
 # every condition, language and finish; for-trade 0, some, all; two games
 SEED = (
@@ -109,8 +109,7 @@ def test_the_xlsx_export_has_no_formula_even_for_a_name_that_looks_like_one(
     assert all(c.data_type != "f" for row in sheet.iter_rows() for c in row)
 
 
-def test_the_site_and_the_cli_offer_every_export(sample_app, login, runner, tmp_path) -> None:
-    client = sample_app.test_client()
+def test_the_site_and_the_cli_offer_every_export(sample_app, client, login, runner, tmp_path) -> None:
     alice = login(client)
     from webapp.db import get_engine
 

@@ -12,8 +12,7 @@ from sqlmodel import Session
 
 from catalog.collection import export_collection, import_collection
 from catalog.collection.csvio import CollectionFileError
-from tests.collectionkit import NOW, snapshot
-from tests.test_collection_web import collection_of, confirm, db, pid, upload
+from tests.kits.collection import NOW, collection_of, confirm, db, pid, snapshot, upload
 from webapp.db import get_engine
 
 SEEDED = "set,number,quantity,condition,for_trade\nM4,M4-001,3,,2\nM4,M4-002,1,LP,1\nP2,P2-008,2,,0\n"
@@ -84,8 +83,7 @@ def test_a_real_name_mismatch_is_still_reported(sample_app, login) -> None:
 
 
 @pytest.mark.parametrize("preset", ["lunzang", "deckbox"])
-def test_the_site_download_has_a_bom_for_excel_and_reimports_as_a_no_op(sample_app, login, preset: str) -> None:
-    client = sample_app.test_client()
+def test_the_site_download_has_a_bom_for_excel_and_reimports_as_a_no_op(sample_app, client, login, preset: str) -> None:
     alice = login(client)
     seed(sample_app, alice.id)
     before = collection_of(sample_app, alice.id)
@@ -102,8 +100,7 @@ def test_the_site_download_has_a_bom_for_excel_and_reimports_as_a_no_op(sample_a
 # ---------------------------------------------------------------------------- item 13
 
 
-def test_the_web_preview_shows_for_trade_changes(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_the_web_preview_shows_for_trade_changes(sample_app, client, login) -> None:
     alice = login(client)
     seed(sample_app, alice.id)
     data = b"set,number,quantity,condition,for_trade\nM4,M4-001,3,,0\nM4,M4-002,1,LP,1\nP2,P2-008,2,,2\n"

@@ -27,8 +27,8 @@ from catalog.collection import (
 from catalog.collection.items import BadDelta
 from catalog.lookup import UnknownPrinting
 from catalog.models import CollectionItem, LedgerEntry
-from tests.collectionkit import NOW, committed_user, owned, printing_id
-from tests.helpers import table_counts
+from tests.kits.collection import NOW, committed_user, owned, printing_id
+from tests.kits.db import table_counts
 from webapp.shapes.collection import CollectionItem as ItemShape
 
 

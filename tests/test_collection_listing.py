@@ -25,7 +25,7 @@ from catalog.collection.wants import set_want
 from catalog.models import Card, CardSet, CollectionItem, Game, Printing
 from catalog.models.columns import CARD, GAME, ITEM, PRINTING, SET
 from catalog.search import printing_ids_matching
-from tests.collectionkit import NM, NOW, committed_user
+from tests.kits.collection import NM, NOW, committed_user
 
 PER_PAGE = 13
 ORDERS = {

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from catalog.models import ImportMapping
-from tests.test_collection_web import collection_of, db, owned_now, pid
+from tests.kits.collection import collection_of, db, owned_now, pid
 
 UNKNOWN = "Karte;Stück;Notiz\nSummit Fist Champion;3;aus dem Urlaub\n锅盖哥布林;2;\n".encode()
 
@@ -32,8 +32,7 @@ def _fields(page: str, form_class: str) -> dict[str, str]:
     return {k: html.unescape(v) for k, v in re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form[0])}
 
 
-def test_the_preview_names_the_tool_and_lists_the_ignored_columns(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_the_preview_names_the_tool_and_lists_the_ignored_columns(sample_app, client, login) -> None:
     login(client)
     manabox = (
         b"Binder Name,Binder Type,Name,Set code,Set name,Collector number,Foil,Rarity,Quantity,ManaBox ID,"
@@ -44,8 +43,7 @@ def test_the_preview_names_the_tool_and_lists_the_ignored_columns(sample_app, lo
     assert "ManaBox" in page and "Scryfall ID" in page and 'class="ignored-columns"' in page
 
 
-def test_an_unknown_header_gets_a_mapping_step_remembered_for_the_next_file(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_an_unknown_header_gets_a_mapping_step_remembered_for_the_next_file(sample_app, client, login) -> None:
     alice = login(client)
     before = collection_of(sample_app, alice.id)
     first = upload(client, UNKNOWN)
@@ -82,8 +80,7 @@ def test_a_mapping_is_per_user(sample_app, login) -> None:
     assert 'class="mapping-form"' in upload(bob_client, UNKNOWN).get_data(as_text=True)
 
 
-def test_a_mapping_that_still_names_no_card_is_refused_clearly(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_a_mapping_that_still_names_no_card_is_refused_clearly(sample_app, client, login) -> None:
     alice = login(client)
     fields = _fields(upload(client, UNKNOWN).get_data(as_text=True), "mapping-form")
     refused = client.post("/collection/import", data={**fields, "col-1": "quantity", "col-0": "bogus"})

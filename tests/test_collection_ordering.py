@@ -77,7 +77,7 @@ def test_id_pairs_are_every_item_with_its_printing(
     from catalog.collection.ledger import adjust
     from catalog.models import CollectionItem, Printing
     from catalog.models.columns import ITEM, PRINTING
-    from tests.collectionkit import NOW, committed_user
+    from tests.kits.collection import NOW, committed_user
 
     if ids.endswith("(forced)"):
         monkeypatch.setattr(ordering, "PAIR_FIRST_MAX", 0)

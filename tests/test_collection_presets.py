@@ -20,8 +20,8 @@ from catalog.collection.csvio import UnrecognisedHeader, parse_mapping
 from catalog.collection.grades import ItemGrade
 from catalog.collection.presets import detect, header_key
 from catalog.collection.sheets import MAX_ROWS, decode, sniff
-from tests.collectionkit import NOW, committed_user, owned, printing_id, snapshot
-from tests.helpers import table_counts
+from tests.kits.collection import NOW, committed_user, owned, printing_id, snapshot
+from tests.kits.db import table_counts
 from webapp.shapes.collection import ImportReport
 
 # KeyForge sample set SMP: SMP-001 山岳拳王 (Summit Fist Champion), SMP-002 锅盖哥布林 (Potlid Goblin),

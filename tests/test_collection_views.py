@@ -30,7 +30,7 @@ from catalog.collection.wants import (
 from catalog.decks.lists import DecklistError
 from catalog.lookup import UnknownPrinting, find_card
 from catalog.models import Printing, User
-from tests.collectionkit import NM, NOW, committed_user, owned, printing_id
+from tests.kits.collection import NM, NOW, committed_user, owned, printing_id
 from webapp.shapes.collection import LedgerEntry
 
 HEADER = "set,number,name,quantity,condition,language,finish,for_trade\n"

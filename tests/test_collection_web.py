@@ -16,7 +16,17 @@ from sqlmodel import Session
 from catalog.collection.grades import ItemGrade
 from catalog.collection.ledger import apply_deltas
 from catalog.models import CollectionImport, LedgerEntry
-from tests.collectionkit import NM, NOW, owned, printing_id, snapshot
+from tests.kits.collection import (
+    NM,
+    NOW,
+    collection_of,
+    confirm,
+    db,
+    owned_now,
+    pid,
+    printing_id,
+    upload,
+)
 from webapp.db import get_engine
 
 PAGES = [
@@ -31,25 +41,6 @@ PAGES = [
     "/collection/export.csv",
     "/collection/export.csv?preset=deckbox",
 ]
-
-
-def db(app: Any) -> Session:
-    return Session(get_engine(app))
-
-
-def pid(app: Any, set_code: str = "M4", number: str = "M4-001") -> int:
-    with db(app) as session:
-        return printing_id(session, set_code, number)
-
-
-def owned_now(app: Any, user_id: int, printing: int, grade: ItemGrade = NM) -> tuple[int, int]:
-    with db(app) as session:
-        return owned(session, user_id, printing, grade)
-
-
-def collection_of(app: Any, user_id: int) -> dict[Any, Any]:
-    with db(app) as session:
-        return snapshot(session, user_id)
 
 
 def ledger_rows(app: Any, user_id: int) -> int:
@@ -81,8 +72,7 @@ def add(client: Any, **fields: Any) -> Any:
 
 
 @pytest.mark.parametrize("url", PAGES)
-def test_every_page_answers_its_owner(sample_app, login, url: str) -> None:
-    client = sample_app.test_client()
+def test_every_page_answers_its_owner(sample_app, client, login, url: str) -> None:
     login(client)
     response = client.get(url)
     assert response.status_code == 200, response.get_data(as_text=True)[:500]
@@ -100,8 +90,7 @@ def test_anonymous_visitors_are_sent_to_sign_in(sample_app, method: str, url: st
     assert response.headers["Location"].startswith("/login?next=")
 
 
-def test_nav_links_to_my_collection_when_signed_in(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_nav_links_to_my_collection_when_signed_in(sample_app, client, login) -> None:
     assert 'href="/collection"' not in client.get("/").get_data(as_text=True)
     login(client)
     assert 'href="/collection"' in client.get("/").get_data(as_text=True)
@@ -110,8 +99,7 @@ def test_nav_links_to_my_collection_when_signed_in(sample_app, login) -> None:
 # ---------------------------------------------------------------------------- +1 / −1
 
 
-def test_plus_and_minus_one_redirect_to_next(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_plus_and_minus_one_redirect_to_next(sample_app, client, login) -> None:
     alice = login(client)
     printing = pid(sample_app)
     response = add(client, printing_id=printing, delta=1, next="/cards/samsara/x?view=table")
@@ -132,16 +120,14 @@ def test_plus_and_minus_one_redirect_to_next(sample_app, login) -> None:
 
 
 @pytest.mark.parametrize("target", ["https://evil.example/x", "//evil.example/x", "/\\evil.example", "javascript:x"])
-def test_a_non_local_next_goes_back_to_the_collection(sample_app, login, target: str) -> None:
-    client = sample_app.test_client()
+def test_a_non_local_next_goes_back_to_the_collection(sample_app, client, login, target: str) -> None:
     login(client)
     response = add(client, printing_id=pid(sample_app), delta=1, next=target)
     assert response.status_code == 303
     assert response.headers["Location"] == "/collection"
 
 
-def test_minus_one_at_zero_is_refused_and_changes_nothing(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_minus_one_at_zero_is_refused_and_changes_nothing(sample_app, client, login) -> None:
     alice = login(client)
     printing = pid(sample_app)
     response = add(client, printing_id=printing, delta=-1, next="/collection/sets")
@@ -154,8 +140,7 @@ def test_minus_one_at_zero_is_refused_and_changes_nothing(sample_app, login) -> 
     assert messages == ["数量不能小于 0：现有 0 张，要减少 1 张"]
 
 
-def test_set_number_and_grade_words_name_the_item(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_set_number_and_grade_words_name_the_item(sample_app, client, login) -> None:
     alice = login(client)
     response = add(
         client, set="m4", number="M4-002", game="samsara", delta=2, condition="lp", language="English", finish="foil"
@@ -177,8 +162,7 @@ def test_set_number_and_grade_words_name_the_item(sample_app, login) -> None:
         ({"delta": "1", "printing_id": ""}, "请给出 printing_id，或系列和编号"),
     ],
 )
-def test_bad_item_forms_flash_the_error_and_change_nothing(sample_app, login, fields, message) -> None:
-    client = sample_app.test_client()
+def test_bad_item_forms_flash_the_error_and_change_nothing(sample_app, client, login, fields, message) -> None:
     alice = login(client)
     data = {"printing_id": str(pid(sample_app)), **fields}
     response = client.post("/collection/items", data=data)
@@ -187,8 +171,7 @@ def test_bad_item_forms_flash_the_error_and_change_nothing(sample_app, login, fi
     assert collection_of(sample_app, alice.id) == {}
 
 
-def test_scripts_get_json(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_scripts_get_json(sample_app, client, login) -> None:
     login(client)
     printing = pid(sample_app)
     response = client.post(
@@ -213,8 +196,7 @@ def test_scripts_get_json(sample_app, login) -> None:
     assert response.status_code == 400
 
 
-def test_quantity_for_trade_and_its_limits(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_quantity_for_trade_and_its_limits(sample_app, client, login) -> None:
     alice = login(client)
     printing = pid(sample_app)
     give(sample_app, alice.id, {printing: 2})
@@ -230,8 +212,7 @@ def test_quantity_for_trade_and_its_limits(sample_app, login) -> None:
     assert "小红帽·森林歌者" in page
 
 
-def test_notes_are_saved_and_escaped(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_notes_are_saved_and_escaped(sample_app, client, login) -> None:
     alice = login(client)
     printing = pid(sample_app)
     note = '<script>alert("x")</script> 签名版'
@@ -267,8 +248,7 @@ def test_csrf_token_is_required(csrf_app, sample_catalogue, login) -> None:
 # ---------------------------------------------------------------------------- my collection
 
 
-def test_collection_page_lists_filters_sorts_and_pages(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_collection_page_lists_filters_sorts_and_pages(sample_app, client, login) -> None:
     alice = login(client)
     with db(sample_app) as session:
         from catalog.models import CardSet, Printing
@@ -300,8 +280,7 @@ def test_collection_page_lists_filters_sorts_and_pages(sample_app, login) -> Non
     assert by_set[:2] == ["M1-001", "M4-001"] and by_name != by_set
 
 
-def test_a_bad_query_is_explained_with_400(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_a_bad_query_is_explained_with_400(sample_app, client, login) -> None:
     login(client)
     response = client.get("/collection?q=rarity>>UR")
     assert response.status_code == 400
@@ -349,8 +328,7 @@ def test_other_users_never_see_nor_change_my_items(sample_app, login) -> None:
 # ---------------------------------------------------------------------------- sets and checklist
 
 
-def test_set_completion_moves_with_the_collection(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_set_completion_moves_with_the_collection(sample_app, client, login) -> None:
     alice = login(client)
     page = client.get("/collection/sets?game=samsara").get_data(as_text=True)
     assert 'href="/collection/sets/samsara/M4"' in page
@@ -370,8 +348,7 @@ def checklist_form(page: str) -> dict[str, str]:
     return fields
 
 
-def test_checklist_applies_every_change_in_one_submit(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_checklist_applies_every_change_in_one_submit(sample_app, client, login) -> None:
     alice = login(client)
     one, two, three = (pid(sample_app, "M4", f"M4-00{n}") for n in (1, 2, 3))
     give(sample_app, alice.id, {three: 4})
@@ -400,8 +377,7 @@ def test_checklist_applies_every_change_in_one_submit(sample_app, login) -> None
     assert ledger_rows(sample_app, alice.id) == rows_before + 3
 
 
-def test_checklist_in_another_grade(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_checklist_in_another_grade(sample_app, client, login) -> None:
     alice = login(client)
     one = pid(sample_app)
     page = client.get("/collection/sets/samsara/M4?condition=LP&language=繁中&finish=闪").get_data(as_text=True)
@@ -423,8 +399,7 @@ def test_checklist_in_another_grade(sample_app, login) -> None:
         ("10000", "不能超过 9999 张"),
     ],
 )
-def test_checklist_errors_write_nothing(sample_app, login, value: str, message: str) -> None:
-    client = sample_app.test_client()
+def test_checklist_errors_write_nothing(sample_app, client, login, value: str, message: str) -> None:
     alice = login(client)
     one, two = pid(sample_app, "M4", "M4-001"), pid(sample_app, "M4", "M4-002")
     form = checklist_form(client.get("/collection/sets/samsara/M4").get_data(as_text=True))
@@ -439,8 +414,7 @@ def test_checklist_errors_write_nothing(sample_app, login, value: str, message: 
     assert ledger_rows(sample_app, alice.id) == 0
 
 
-def test_checklist_refuses_a_stale_form(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_checklist_refuses_a_stale_form(sample_app, client, login) -> None:
     alice = login(client)
     one, two = pid(sample_app, "M4", "M4-001"), pid(sample_app, "M4", "M4-002")
     form = checklist_form(client.get("/collection/sets/samsara/M4").get_data(as_text=True))
@@ -452,8 +426,7 @@ def test_checklist_refuses_a_stale_form(sample_app, login) -> None:
     assert collection_of(sample_app, alice.id) == {(one, "NM", "简中", "普通"): (1, 0)}
 
 
-def test_unknown_set_is_404(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_unknown_set_is_404(sample_app, client, login) -> None:
     login(client)
     assert client.get("/collection/sets/samsara/ZZ").status_code == 404
     assert client.get("/collection/sets/nogame/M4").status_code == 404
@@ -462,22 +435,7 @@ def test_unknown_set_is_404(sample_app, login) -> None:
 # ---------------------------------------------------------------------------- import, undo, export
 
 
-def upload(client: Any, data: bytes, mode: str = "add", name: str = "cards.csv") -> Any:
-    return client.post(
-        "/collection/import",
-        data={"file": (BytesIO(data), name), "mode": mode},
-        content_type="multipart/form-data",
-    )
-
-
-def confirm(client: Any, preview: str) -> Any:
-    form = re.search(r'<form class="confirm-import".*?</form>', preview, re.S).group(0)
-    fields = dict(re.findall(r'name="(mode|filename|payload|confirm)" value="([^"]*)"', form))
-    return client.post("/collection/import", data=fields)
-
-
-def test_import_preview_then_confirm_then_undo(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_import_preview_then_confirm_then_undo(sample_app, client, login) -> None:
     alice = login(client)
     one, two = pid(sample_app, "M4", "M4-001"), pid(sample_app, "M4", "M4-002")
     give(sample_app, alice.id, {one: 1})
@@ -515,8 +473,7 @@ def test_import_preview_then_confirm_then_undo(sample_app, login) -> None:
     assert "已经撤销过了" in flashes(client.get("/collection").get_data(as_text=True))[0]
 
 
-def test_undo_is_refused_when_cards_were_removed_since(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_undo_is_refused_when_cards_were_removed_since(sample_app, client, login) -> None:
     alice = login(client)
     one = pid(sample_app)
     confirm(client, upload(client, b"set,number,quantity\nM4,M4-001,2\n").get_data(as_text=True))
@@ -530,8 +487,7 @@ def test_undo_is_refused_when_cards_were_removed_since(sample_app, login) -> Non
     assert owned_now(sample_app, alice.id, one) == (0, 0)
 
 
-def test_import_errors_list_line_and_column(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_import_errors_list_line_and_column(sample_app, client, login) -> None:
     alice = login(client)
     data = b"set,number,quantity,condition\nM4,M4-001,2,NM\nM4,M4-999,1,NM\nM4,M4-002,x,shiny\n"
     response = upload(client, data)
@@ -553,8 +509,7 @@ def test_import_errors_list_line_and_column(sample_app, login) -> None:
     assert collection_of(sample_app, alice.id) == {}
 
 
-def test_export_then_reimport_in_replace_mode_changes_nothing(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_export_then_reimport_in_replace_mode_changes_nothing(sample_app, client, login) -> None:
     alice = login(client)
     give(sample_app, alice.id, {pid(sample_app): 2, pid(sample_app, "M1", "M1-001"): 1})
     give(sample_app, alice.id, {pid(sample_app): 1}, ItemGrade("HP", "日", "闪"))
@@ -574,8 +529,7 @@ def test_export_then_reimport_in_replace_mode_changes_nothing(sample_app, login)
     assert collection_of(sample_app, alice.id) == before
 
 
-def test_history_filters_and_pages(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_history_filters_and_pages(sample_app, client, login) -> None:
     alice = login(client)
     one, two = pid(sample_app, "M4", "M4-001"), pid(sample_app, "M4", "M4-002")
     for _ in range(3):
@@ -591,9 +545,8 @@ def test_history_filters_and_pages(sample_app, login) -> None:
     assert ledger_rows(sample_app, alice.id) == 104
 
 
-def test_grades_are_shown_in_the_readers_language(sample_app: Any, login: Any) -> None:
+def test_grades_are_shown_in_the_readers_language(sample_app: Any, client: Any, login: Any) -> None:
     """Stored grades are the CSV values (简中, 闪); the English interface names them."""
-    client = sample_app.test_client()
     alice = login(client, "alice")
     with Session(get_engine(sample_app)) as session:
         pid = printing_id(session, "M4", "M4-001")
@@ -605,10 +558,9 @@ def test_grades_are_shown_in_the_readers_language(sample_app: Any, login: Any) -
     assert "<td>繁中</td>" not in english
 
 
-def test_the_rows_escape_what_the_request_and_the_data_bring(sample_app, login) -> None:
+def test_the_rows_escape_what_the_request_and_the_data_bring(sample_app, client, login) -> None:
     """The rows are written out in Python (webapp/collection/rows.py ROW): the page's own
     address (each form's ``next``), the note and the card's text come escaped."""
-    client = sample_app.test_client()
     alice = login(client)
     printing = pid(sample_app)
     give(sample_app, alice.id, {printing: 1})

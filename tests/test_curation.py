@@ -160,8 +160,7 @@ def test_a_printing_edit_goes_through_the_importer_too(people: Engine) -> None:
             )
 
 
-def test_web_history_edit_and_revert(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_web_history_edit_and_revert(sample_app, client, login) -> None:
     login(client, "cura", role="curator")
     with Session(_engine(sample_app)) as session:
         card_id = _card(session).id
@@ -190,8 +189,7 @@ def test_web_history_edit_and_revert(sample_app, login) -> None:
         assert _card(session).attack == 2
 
 
-def test_web_refuses_players_and_anonymous_visitors(sample_app, login) -> None:
-    client = sample_app.test_client()
+def test_web_refuses_players_and_anonymous_visitors(sample_app, client, login) -> None:
     with Session(_engine(sample_app)) as session:
         card_id = _card(session).id
     assert client.get(f"/catalogue/card/{card_id}/history").status_code == 200  # history is public

@@ -13,7 +13,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from catalog.decks.check import check_decklist
-from tests.deckkit import card, check, fmt, kw, pool
+from tests.kits.deck import card, check, fmt, kw, pool
 
 SOULS = [card(f"童话兵{i:02d}", "战魂", attributes="火", cost={"火": 1}, traits=("童话",)) for i in range(20)]
 DRAGON = card("火龙", "战魂", sets=("M1",), attributes="火", cost={"火": 1}, traits=("龙",))

@@ -25,17 +25,9 @@ from catalog.images import faces as images
 from catalog.images import scans
 from catalog.models import Printing
 from catalog.rules import Verdict, Violation
-from tests.test_decks import legal_samsara_list
+from tests.kits.deck import legal_samsara_list, pdf_pages
 
 GREEN = (20, 200, 40)
-
-
-def pdf_pages(data: bytes) -> tuple[int, list[tuple[float, float]]]:
-    """(the page tree's /Count, every page's MediaBox size in points), read from the bytes."""
-    assert data.startswith(b"%PDF-")
-    count = max(int(n) for n in re.findall(rb"/Count (\d+)", data))
-    boxes = [(float(w), float(h)) for w, h in re.findall(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", data)]
-    return count, boxes
 
 
 def test_deck_image_size_is_computed_from_the_sections() -> None:
@@ -155,8 +147,7 @@ def test_cli_unknown_cards_are_listed_and_nothing_is_written(
     assert not out.exists()
 
 
-def test_deck_page_links_download_the_image_and_the_pdf(sample_app: Any, sample_catalogue: Engine) -> None:
-    client = sample_app.test_client()
+def test_deck_page_links_download_the_image_and_the_pdf(sample_app: Any, client: Any, sample_catalogue: Engine) -> None:
     text = legal_samsara_list(sample_catalogue)
     page = client.get("/decks", query_string={"game": "samsara", "list": text}).get_data(as_text=True)
     links = {}

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from catalog.decks.lists import DecklistError, parse_decklist, resolve, write_json, write_text
-from tests.deckkit import card, pool
+from tests.kits.deck import card, pool
 
 DRAGON = card("龍王", "战魂", sets=("M1", "G2"))
 RED = card("小红帽·森林歌者", "战魂", sets=("M4",))

@@ -12,7 +12,7 @@ from sqlmodel import Session
 
 from catalog.decks.check import check_decklist
 from catalog.decks.lists import DecklistError, add_card, parse_decklist
-from tests.test_decks import legal_samsara_list
+from tests.kits.deck import legal_samsara_list
 
 
 def _sections(text: str) -> list[tuple[str, int, str]]:

@@ -11,33 +11,8 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from catalog.decks.check import DeckCheckError, check_decklist, load_pool
-from catalog.games.samsara.rules import copy_limit, is_extra_card
-from tests.deckkit import fmt
-
-BANNED = ("虚华·空暝之主", "绝闪·龙皇降临", "亚瑟王·圣剑之誓")
-
-
-def legal_samsara_list(engine: Engine) -> str:
-    """17 × 3 main-deck cards of S8 (legal everywhere) and two stones of every attribute they need."""
-    with Session(engine) as session:
-        pool = load_pool(session, "samsara")
-    picks = sorted(
-        (
-            c
-            for c in pool.cards.values()
-            if "S8" in c.set_codes
-            and not is_extra_card(c)
-            and not c.keywords_of("restricted")
-            and (copy_limit(c, fmt("samsara")) or 0) >= 3
-            and c.name not in BANNED
-        ),
-        key=lambda c: c.name,
-    )[:17]
-    needed = sorted({a for c in picks for a in c.cost if a != "无"})
-    main = "".join(f"3 {c.name}\n" for c in picks)
-    extra = "".join(f"2 {a}之法力石\n" for a in needed)
-    return f"名称: 样例\n主卡组:\n{main}额外卡组:\n{extra}"
+from catalog.decks.check import DeckCheckError, check_decklist
+from tests.kits.deck import legal_samsara_list
 
 
 def run(engine: Engine, text: str, game: str | None = "samsara", format_code: str | None = None) -> Any:
@@ -137,7 +112,9 @@ def _write(tmp_path: Path, text: str, name: str = "deck.txt") -> str:
     return str(path)
 
 
-def test_cli_exit_codes_and_json(runner: Any, sample_app: Any, sample_catalogue: Engine, tmp_path: Path) -> None:
+def test_cli_exit_codes_and_json(
+    runner: Any, sample_app: Any, client: Any, sample_catalogue: Engine, tmp_path: Path
+) -> None:
     legal = _write(tmp_path, legal_samsara_list(sample_catalogue))
     result = runner.invoke(args=["deck", "check", legal, "--game", "samsara", "--format", "m8"])
     assert result.exit_code == 0, result.output
@@ -150,7 +127,6 @@ def test_cli_exit_codes_and_json(runner: Any, sample_app: Any, sample_catalogue:
     verdict = json.loads(result.output)
     assert verdict["legal"] is False and [v["code"] for v in verdict["violations"]][:1] == ["banned"]
 
-    client = sample_app.test_client()
     api = client.post("/api/v1/decks/check", json={"decklist": illegal_text, "game": "samsara", "format": "m8"})
     answer = api.get_json()
     answer.pop("deck")
@@ -189,8 +165,7 @@ def test_cli_refuses_a_file_that_is_not_utf8(runner: Any, sample_catalogue: Engi
 # ---------------------------------------------------------------------------- API
 
 
-def test_api_accepts_text_json_envelope_and_json_deck(sample_app: Any) -> None:
-    client = sample_app.test_client()
+def test_api_accepts_text_json_envelope_and_json_deck(sample_app: Any, client: Any) -> None:
     text = "3 小红帽·森林歌者\n1 不存在的卡\n"
     plain = client.post("/api/v1/decks/check?game=samsara", data=text.encode(), content_type="text/plain")
     envelope = client.post("/api/v1/decks/check", json={"decklist": text, "game": "samsara"})

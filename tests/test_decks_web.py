@@ -10,7 +10,7 @@ import pytest
 
 from catalog.decks.stats import p_at_least_one
 from catalog.rules import DrawModel
-from tests.test_decks import legal_samsara_list
+from tests.kits.deck import legal_samsara_list
 
 
 def test_hypergeometric_is_exact() -> None:
@@ -112,9 +112,8 @@ def test_nav_links_to_the_checker(client: Any) -> None:
     assert re.search(r'href="/decks"\s*aria-current="page">构筑检查</a>', page)
 
 
-def test_plus_minus_and_add_post_the_list_and_never_put_it_in_a_url(sample_app: Any) -> None:
+def test_plus_minus_and_add_post_the_list_and_never_put_it_in_a_url(sample_app: Any, client: Any) -> None:
     """Issue 33 §3: the + / − buttons and "add" post the list; the answer is the bare /decks."""
-    client = sample_app.test_client()
     base = {"game": "samsara", "list": "3 小红帽·森林歌者\n"}
     page = client.post("/decks", data=base)
     assert page.status_code == 303 and "list=" not in page.headers["Location"]
@@ -132,8 +131,7 @@ def test_plus_minus_and_add_post_the_list_and_never_put_it_in_a_url(sample_app: 
     assert "额外卡组:\n4 火之法力石" in followed
 
 
-def test_a_list_too_long_for_the_session_is_answered_directly(sample_app: Any) -> None:
-    client = sample_app.test_client()
+def test_a_list_too_long_for_the_session_is_answered_directly(sample_app: Any, client: Any) -> None:
     text = "".join(f"# {'注' * 40} {n}\n" for n in range(40)) + "3 小红帽·森林歌者\n"
     response = client.post("/decks", data={"game": "samsara", "list": text, "inc": str(41)})
     assert response.status_code == 200
@@ -150,8 +148,7 @@ def test_longzhiyi_odds_leave_the_weapon_out(sample_app: Any) -> None:
     assert "青霜劍" not in odds
 
 
-def test_working_deck_is_kept_in_the_session(sample_app: Any) -> None:
-    client = sample_app.test_client()
+def test_working_deck_is_kept_in_the_session(sample_app: Any, client: Any) -> None:
     client.post("/decks", data={"game": "samsara", "list": "3 小红帽·森林歌者\n"})
     again = client.get("/decks").get_data(as_text=True)  # a bare visit shows the deck being built
     assert "3 小红帽·森林歌者" in again and "清空卡组" in again
@@ -212,7 +209,7 @@ def test_deck_image_of_unknown_cards_is_the_sites_error_page(sample_app: Any) ->
     assert '<main id="main"' in body and "nosuchcard" in body and "<title>400 Bad Request" not in body
 
 
-def test_an_illegal_deck_is_offered_its_image_and_proxies_with_the_illegal_badge(sample_app: Any) -> None:
+def test_an_illegal_deck_is_offered_its_image_and_proxies_with_the_illegal_badge(sample_app: Any, client: Any) -> None:
     """Issue 15 item 12: a deck that breaks the rules (too small here) can still be drawn and
     printed; the page says 不合法 beside the links and the image carries the red badge."""
     import io
@@ -221,7 +218,6 @@ def test_an_illegal_deck_is_offered_its_image_and_proxies_with_the_illegal_badge
 
     from catalog.images import decks as deckimages
 
-    client = sample_app.test_client()
     query = {"game": "samsara", "list": "3 孙悟空\n"}
     page = client.get("/decks", query_string=query).get_data(as_text=True)
     assert 'class="verdict illegal"' in page
@@ -238,7 +234,7 @@ def test_an_illegal_deck_is_offered_its_image_and_proxies_with_the_illegal_badge
 def test_the_type_chart_says_it_counts_the_extra_deck(sample_app: Any, sample_catalogue: Any) -> None:
     """Issue 15 item 12: the other charts count the main deck; the type chart's title says it
     counts both, and its bars include the extra deck's stones."""
-    from tests.test_decks import legal_samsara_list
+    from tests.kits.deck import legal_samsara_list
 
     page = sample_app.test_client().get(
         "/decks", query_string={"game": "samsara", "list": legal_samsara_list(sample_catalogue)}

@@ -35,7 +35,7 @@ from sqlmodel import Session
 
 from catalog import db as catalog_db
 from tests.conftest import ON_POSTGRES, POSTGRES_URL
-from tests.deploykit import Client, Server, lunzang
+from tests.kits.deploy import Client, Server, lunzang
 
 REDIS_URL = os.environ.get("LUNZANG_DEPLOY_REDIS", "redis://127.0.0.1:6379/15")
 FIRST_PORT = int(os.environ.get("LUNZANG_DEPLOY_PORT", "18160"))

@@ -27,7 +27,7 @@ from catalog.events.export import (
     season_csv,
     season_workbook,
 )
-from tests.eventkit import NOW, make_event, staff_store
+from tests.kits.event import NOW, make_event, staff_store
 from webapp.db import get_engine
 
 HOSTILE = ["=1+1", "@SUM(A1)", "-2+3", "+1", '=HYPERLINK("http://x","点我")']

@@ -12,7 +12,7 @@ from sqlmodel import Session, select
 
 from catalog.events import running
 from catalog.models import Event, Registration, ResultReport
-from tests.eventkit import NOW, make_event, staff_store
+from tests.kits.event import NOW, make_event, staff_store
 from webapp.db import get_engine
 
 PLAYERS = ["alice", "bob", "carol", "dave"]

@@ -16,7 +16,7 @@ from catalog.events import prizes, running, safety
 from catalog.events import registration as reg
 from catalog.events.prizes import check_chests
 from catalog.models import ChestBalance, ChestLedger, Event, EventAudit
-from tests.eventkit import NOW, make_event, seat_players, staff_store
+from tests.kits.event import NOW, make_event, seat_players, staff_store
 from webapp.db import get_engine
 
 NAMES = ["阿明", "白露", "陈晨", "丁一", "鄂尔", "方圆"]

@@ -14,8 +14,8 @@ from sqlmodel import Session, select
 from catalog.events import prizes
 from catalog.events import registration as reg
 from catalog.models import ChestBalance, ChestLedger, Event, ExchangeItem, Redemption, RoleGrant, User
-from tests.eventkit import NOW, make_event, staff_store
-from tests.helpers import table_counts
+from tests.kits.db import table_counts
+from tests.kits.event import NOW, make_event, staff_store
 from webapp.db import get_engine
 
 A, B = "卡牌竞技场", "龙城卡店"

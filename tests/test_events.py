@@ -18,8 +18,8 @@ from catalog.events import registration as reg
 from catalog.events.export import event_csv, event_workbook
 from catalog.events.prizes import NotEnoughChests, check_chests
 from catalog.events.registration import DeckLocked, EventError
-from tests.eventkit import DAY, NOW, later, make_event, seat_players
-from tests.test_decks import legal_samsara_list
+from tests.kits.deck import legal_samsara_list
+from tests.kits.event import DAY, NOW, later, make_event, seat_players
 
 NAMES = ["阿明", "白露", "陈晨", "丁一", "鄂尔", "方圆", "高远", "何夕"]
 

@@ -13,9 +13,9 @@ from openpyxl import load_workbook
 from sqlmodel import Session
 
 from catalog.models import Event
-from tests.eventkit import staff_store
-from tests.helpers import table_counts
-from tests.test_decks import legal_samsara_list
+from tests.kits.db import table_counts
+from tests.kits.deck import legal_samsara_list
+from tests.kits.event import staff_store
 from webapp.db import get_engine
 
 PLAYERS = ["阿明", "白露", "陈晨", "丁一", "鄂尔"]
@@ -134,7 +134,7 @@ def test_bad_input_exits_2_and_changes_nothing(sample_app: Any, runner: Any, tmp
 def test_the_float_tie_event_names_p1_champion(sample_app: Any, runner: Any, tmp_path: Path) -> None:
     """Issue 29: the 8-player, 3-round event imported with ``event pair --from`` and ``event
     report --file`` where two OMWs of exactly 11/27 differed as floats and P6 was champion."""
-    from tests.test_events_pure import FLOAT_TIE
+    from tests.kits.event import FLOAT_TIE
 
     event = _new_event(runner, "--rounds", "3")
     for i in range(1, 9):

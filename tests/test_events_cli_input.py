@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import table_counts
+from tests.kits.db import table_counts
 from webapp.db import get_engine
 
 HUGE = "9" * 20

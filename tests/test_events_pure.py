@@ -13,6 +13,7 @@ from catalog.events.pairing import Candidate, PairingError, PairingRequest, swis
 from catalog.events.rounds import recommended_rounds, recommended_top_cut
 from catalog.events.seasons import SeasonRow, season_order
 from catalog.events.standings import TIEBREAKERS, Entrant, Result, percent, rank
+from tests.kits.event import FLOAT_TIE
 
 
 @pytest.mark.parametrize(
@@ -111,25 +112,6 @@ def test_disqualified_players_leave_the_standings_but_count_for_opponents() -> N
     rows = rank(entrants, TWO_ROUNDS, up_to=2)
     assert B not in _by_id(rows)
     assert _by_id(rows)[A].record.omw == F(1, 2)
-
-
-# Issue 29: 8 players, 3 rounds, where P1 and P6 are level on points and their OMWs are the same
-# fraction, but summed in floats in a different order they differ in the last bit, so the float
-# comparison never consulted GW and named P6 champion over P1, who has the better GW (MTR 3.1).
-FLOAT_TIE = [
-    Result(1, 5, 6, 1, 2, 0),
-    Result(1, 8, 3, 2, 0, 0),
-    Result(1, 4, 2, 1, 0, 0),
-    Result(1, 7, 1, 0, 1, 0),
-    Result(2, 6, 4, 2, 1, 0),
-    Result(2, 8, 2, 0, 2, 0),
-    Result(2, 5, 7, 2, 0, 0),
-    Result(2, 3, 1, 1, 1, 1),
-    Result(3, 3, 5, 2, 1, 0),
-    Result(3, 7, 8, 0, 1, 0),
-    Result(3, 4, 1, 0, 2, 0),
-    Result(3, 6, 2, 1, 1, 1),
-]
 
 
 def test_the_champion_is_decided_exactly_not_by_float_noise() -> None:

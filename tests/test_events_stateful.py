@@ -28,8 +28,8 @@ from catalog.events import prizes, running, safety
 from catalog.events import registration as reg
 from catalog.events.registration import EventError
 from catalog.models import ChestBalance, ChestLedger, Match
-from tests.eventkit import NOW, make_event
-from tests.test_decks import legal_samsara_list
+from tests.kits.deck import legal_samsara_list
+from tests.kits.event import NOW, make_event
 
 SCORES = [(2, 0, 0), (2, 1, 0), (1, 2, 0), (0, 2, 0), (1, 1, 1), (1, 0, 1)]
 NAMES = [f"选手{i}" for i in range(12)]

@@ -13,8 +13,8 @@ from sqlmodel import Session, select
 
 from catalog.events.prizes import check_chests
 from catalog.models import ChestBalance, Event, Match, Registration
-from tests.eventkit import staff_store
-from tests.test_decks import legal_samsara_list
+from tests.kits.deck import legal_samsara_list
+from tests.kits.event import staff_store
 from webapp.db import get_engine
 
 PLAYERS = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"]
@@ -270,7 +270,7 @@ def test_seasons_exchange_lists_and_redemptions_through_the_pages(sample_app: An
 
 
 def test_the_event_pages_in_english(sample_app: Any, login: Any) -> None:
-    from tests.test_web import ensure_translations_compiled
+    from tests.kits.web import ensure_translations_compiled
 
     ensure_translations_compiled()
     shop = sample_app.test_client()
@@ -287,7 +287,7 @@ def test_the_event_pages_in_english(sample_app: Any, login: Any) -> None:
 
 
 def test_every_event_page_renders_in_both_languages(sample_app: Any, login: Any) -> None:
-    from tests.test_web import ensure_translations_compiled
+    from tests.kits.web import ensure_translations_compiled
 
     ensure_translations_compiled()
     shop = sample_app.test_client()

@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 
 from catalog.collection import csvio
 from catalog.models import Card
-from tests.test_api_collection import change, make_token
+from tests.kits.api import change, make_token
 
 API = "/api/v1/collection"
 
@@ -32,14 +32,15 @@ def test_a_csv_of_unknown_rows_lists_its_first_problems_and_counts_the_rest(samp
 
 
 @pytest.mark.parametrize("dangerous", ["=1+1", "+1", "-1", "@SUM(A1)", "\t=1", "\r=1"])
-def test_exports_neutralise_formulas_and_reimport_the_same(sample_app: Any, make_user: Any, dangerous: str) -> None:
+def test_exports_neutralise_formulas_and_reimport_the_same(
+    sample_app: Any, client: Any, make_user: Any, dangerous: str
+) -> None:
     from webapp.db import get_engine
 
     user_id, headers = make_token(sample_app, make_user, "alice")
     with Session(get_engine(sample_app)) as session, session.begin():
         card = session.exec(select(Card).where(Card.name == "小红帽·森林歌者")).one()
         card.name = dangerous + "小红帽"
-    client = sample_app.test_client()
     assert change(client, headers, "M4-001", 2).status_code == 200
     for preset in ("lunzang", "deckbox"):
         exported = client.get(f"{API}/export?preset={preset}", headers=headers).get_data(as_text=True)

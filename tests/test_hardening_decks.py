@@ -127,8 +127,7 @@ def test_name_index_scores_a_bounded_number_of_names() -> None:
     assert len(index.nearest("龙00001", limit=CANDIDATES + 10)) <= CANDIDATES
 
 
-def test_the_api_refuses_a_huge_decklist_body_before_reading_it(sample_app: Any) -> None:
-    client = sample_app.test_client()
+def test_the_api_refuses_a_huge_decklist_body_before_reading_it(sample_app: Any, client: Any) -> None:
     body = ("1 卡\n" * 200_000).encode()  # 1.6 MB
     response = client.post("/api/v1/decks/check?game=samsara", data=body, content_type="text/plain")
     assert response.status_code == 413 and response.json["error"]["code"] == "too_large"

@@ -107,9 +107,8 @@ def test_no_route_answers_5xx_to_hostile_values(sample_app: Any, signed_in: tupl
     assert failures == [], "\n".join(failures)
 
 
-def test_a_booster_seed_of_19_digits_is_accepted(sample_app) -> None:
+def test_a_booster_seed_of_19_digits_is_accepted(sample_app, client) -> None:
     """Seeds go up to 2⁶³−1 (19 digits): the opener's own fresh seeds must not be refused."""
-    client = sample_app.test_client()
     top = 2**63 - 1
     assert client.get(f"/packs/samsara/M4/open?packs=1&seed={top}").status_code == 200
     assert client.get(f"/packs/samsara/M4/open?packs=1&seed={top + 1}").status_code == 400

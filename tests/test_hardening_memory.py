@@ -100,7 +100,7 @@ def _card_names_from_app(app: Any) -> list[str]:
 
 
 def test_a_want_list_longer_than_one_pdf_prints_its_first_proxies(sample_catalogue: Engine) -> None:
-    from tests.test_deck_images import pdf_pages
+    from tests.kits.deck import pdf_pages
 
     with Session(sample_catalogue) as session:
         card = session.exec(select(Card).order_by(col(Card.id))).first()

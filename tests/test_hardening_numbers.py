@@ -13,9 +13,9 @@ import pytest
 from sqlmodel import Session
 
 from catalog.numbers import INT32, INT64, BadNumber, parse_int
-from tests.eventkit import make_event
-from tests.helpers import table_counts
-from tests.tradekit import Kit, make_kit
+from tests.kits.db import table_counts
+from tests.kits.event import make_event
+from tests.kits.trade import Kit, make_kit
 from webapp.db import get_engine
 
 BIG = [2**31, 2**40, 2**63 - 1, 2**63, 10**24]
@@ -128,7 +128,7 @@ def test_api_results_refuse_numbers_beyond_the_column(sample_app: Any, make_user
 
 @pytest.mark.parametrize("item", ["9" * 25, str(2**31), "²", "1_0"])
 def test_exchange_item_ids_are_bounded(sample_app: Any, login: Any, item: str) -> None:
-    from tests.eventkit import staff_store
+    from tests.kits.event import staff_store
 
     shop = sample_app.test_client()
     login(shop, "shop", role="organizer")
@@ -143,9 +143,8 @@ def test_exchange_item_ids_are_bounded(sample_app: Any, login: Any, item: str) -
 
 
 @pytest.mark.parametrize("value", ["1_0", "１", "9" * 25])
-def test_collection_and_wants_forms_refuse_what_int_took(sample_app: Any, login: Any, value: str) -> None:
+def test_collection_and_wants_forms_refuse_what_int_took(sample_app: Any, client: Any, login: Any, value: str) -> None:
     """``int("1_0")`` is 10 and ``int("１")`` is 1: the forms took them as numbers."""
-    client = sample_app.test_client()
     login(client, "alice")
     before = table_counts(get_engine(sample_app))
     changed = client.post("/collection/items", data={"set": "M4", "number": "M4-001", "delta": value})

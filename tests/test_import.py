@@ -9,40 +9,10 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from catalog import db as catalog_db
-from catalog.ingest import ImportFailed, import_catalogue
+from catalog.ingest import ImportFailed
 from catalog.models import BanEntry, Card, CardKeyword, CardSet, CardTrait, Format, PackTemplate, Printing
-from tests.helpers import table_counts
-from tests.ingestkit import MANIFEST
-
-HEADER = "set,number,name,rarity,type,subtype,attribute,cost,attack,defense,traits,keywords,text"
-ROWS = [
-    "T1,T1-001,火龙,C,战魂,,火,2火1无,3,3,龙,飞翔|军团(4),进场时抽一张牌。",
-    "T1,T1-002,水灵,R,战魂,,水,1水,1,2,妖精|元素,护盾(1),",
-    "T1,T1-003,风之术,C,魔法,持续,风,2风,,,,瞬间,所有风属性战魂攻击力+1。",
-    "T2,T2-001,火龙,R,战魂,,火,2火1无,3,3,龙,飞翔|军团(4),进场时抽一张牌。",
-]
-
-
-def write_folder(
-    root: Path,
-    rows: list[str] | None = None,
-    manifest: str = MANIFEST,
-    header: str = HEADER,
-    name: str = "cards.csv",
-    encoding: str = "utf-8",
-) -> Path:
-    folder = root / "samsara"
-    (folder / "cards").mkdir(parents=True, exist_ok=True)
-    (folder / "manifest.toml").write_text(manifest, encoding="utf-8")
-    body = "\n".join([header, *(ROWS if rows is None else rows)]) + "\n"
-    (folder / "cards" / name).write_bytes(body.encode(encoding))
-    return folder
-
-
-def run_import(engine: Engine, *paths: Path):
-    with catalog_db.transaction(engine) as session:
-        return import_catalogue(session=session, paths=list(paths))
+from tests.kits.db import table_counts
+from tests.kits.ingest import HEADER, MANIFEST, ROWS, run_import, write_folder
 
 
 def failure(engine: Engine, *paths: Path) -> list[str]:

@@ -19,10 +19,11 @@ from catalog.ingest import validate as ingest_validate
 from catalog.ingest import write as ingest_write
 from catalog.ingest.cardfiles import decode as _decode
 from catalog.ingest.synth import write_synthetic_catalogue
-from tests.ingestkit import catalogue_digest, read_rows, scenario, synthetic, write_rows
+from tests.kits.catalogue import write_catalogue
+from tests.kits.ingest import catalogue_digest, read_rows, scenario, synthetic, write_rows
 
 # What the importer before streaming (main at 62fa96d, which held every row in memory) wrote for
-# tests.ingestkit.scenario, computed with that code on SQLite and PostgreSQL (same digests on
+# tests.kits.ingest.scenario, computed with that code on SQLite and PostgreSQL (same digests on
 # both). Table: "rows sha256-prefix" of its rows with natural keys in place of ids.
 EXPECTED = [
     {
@@ -143,10 +144,12 @@ def test_a_later_source_that_fails_rolls_back_the_one_written_before_it(engine: 
     """Each source is written as soon as it checks clean; the whole import is still one
     transaction, so a problem in the next source undoes it."""
     good = synthetic(tmp_path / "good", 3000)
-    bad = tmp_path / "bad" / "longzhiyi"
-    (bad / "cards").mkdir(parents=True)
-    (bad / "manifest.toml").write_text('game = "longzhiyi"\n[[sets]]\ncode = "L1"\nname = "一"\n', encoding="utf-8")
-    (bad / "cards" / "l1.csv").write_text("set,number,name,rarity,type,text\nL1,1,某人,9,人物,\n", encoding="utf-8")
+    bad = write_catalogue(
+        tmp_path / "bad",
+        "longzhiyi",
+        [{"code": "L1", "name": "一"}],
+        {"l1.csv": "set,number,name,rarity,type,text\nL1,1,某人,9,人物,\n"},
+    )
     before = catalogue_digest(engine)
     with pytest.raises(ImportFailed) as failure:
         run_import(engine, good, bad)
@@ -258,11 +261,7 @@ def test_an_english_name_given_by_a_later_printing_of_an_unchanged_card_is_writt
 
     from catalog.models import Card, CardSearch
 
-    folder = tmp_path / "keyforge"
-    (folder / "cards").mkdir(parents=True)
-    (folder / "manifest.toml").write_text(
-        'game = "keyforge"\n[[sets]]\ncode = "K1"\nname = "一"\n[[sets]]\ncode = "K2"\nname = "二"\n', encoding="utf-8"
-    )
+    folder = write_catalogue(tmp_path, "keyforge", [{"code": "K1", "name": "一"}, {"code": "K2", "name": "二"}], {})
     header = ["set", "number", "name", "rarity", "type", "house", "amber", "power", "armor", "text", "name_en"]
 
     def import_with(first: str, later: str) -> tuple[str, str]:

@@ -13,7 +13,7 @@ from sqlmodel import Session
 from catalog import db as catalog_db
 from catalog.accounts import create_user
 from catalog.models import Card, Printing, User
-from tests.helpers import table_counts
+from tests.kits.db import table_counts
 
 LEAK = "漏网之鱼"
 

@@ -14,7 +14,7 @@ from sqlmodel import Session
 
 from catalog.collection import import_collection
 from catalog.decks.check import check_decklist
-from tests.collectionkit import NOW, committed_user
+from tests.kits.collection import NOW, committed_user
 
 FORMS = [
     # game, set, number, name → the printing meant

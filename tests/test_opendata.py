@@ -18,7 +18,7 @@ from catalog import curation
 from catalog import db as catalog_db
 from catalog.ingest import import_catalogue, opendata
 from catalog.models import Card, User
-from tests.test_catalogue_export import _catalogue, _empty, _export
+from tests.kits.ingest import catalogue_by_names, empty_tables, export_files
 from webapp.db import get_engine
 
 NOW = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
@@ -42,8 +42,9 @@ def _writes(engine) -> list[str]:
     return seen
 
 
-def test_zip_and_json_per_version_crediting_contributors(sample_app, make_user, cache: Path, tmp_path: Path) -> None:
-    client = sample_app.test_client()
+def test_zip_and_json_per_version_crediting_contributors(
+    sample_app, client, make_user, cache: Path, tmp_path: Path
+) -> None:
     engine = get_engine(sample_app)
     page = client.get("/catalogue/data").get_data(as_text=True)
     assert "/catalogue/data/samsara.zip" in page and "CC0" in page
@@ -74,25 +75,24 @@ def test_zip_and_json_per_version_crediting_contributors(sample_app, make_user, 
     assert "samsara/manifest.toml" in archive.namelist()
     assert "cura (1)" in archive.read("CREDITS.txt").decode()
     archive.extractall(tmp_path / "unzipped")
-    exported = _export(engine, tmp_path / "cli", ["samsara"])
+    exported = export_files(engine, tmp_path / "cli", ["samsara"])
     unzipped = {
         str(p.relative_to(tmp_path / "unzipped")): p.read_bytes()
         for p in sorted((tmp_path / "unzipped" / "samsara").rglob("*"))
         if p.is_file()
     }
     assert unzipped == exported  # byte for byte what `lunzang catalogue export` writes
-    before = _catalogue(engine)
-    _empty(engine)
+    before = catalogue_by_names(engine)
+    empty_tables(engine)
     with catalog_db.transaction(engine) as session:
         import_catalogue(session=session, paths=[tmp_path / "unzipped" / "samsara"])
-    after = _catalogue(engine)
+    after = catalogue_by_names(engine)
     assert after["cards"] == {key: row for key, row in before["cards"].items() if key[0] == "samsara"}
     assert after["printings"] == [row for row in before["printings"] if row[0] == "samsara"]
-    assert _export(engine, tmp_path / "again", ["samsara"]) == exported
+    assert export_files(engine, tmp_path / "again", ["samsara"]) == exported
 
 
-def test_unknown_games_and_kinds_are_a_clear_404(sample_app, cache: Path) -> None:
-    client = sample_app.test_client()
+def test_unknown_games_and_kinds_are_a_clear_404(sample_app, client, cache: Path) -> None:
     for path in ("/catalogue/data/nosuch.zip", "/catalogue/data/samsara.exe", "/catalogue/data/..%2f.json"):
         assert client.get(path).status_code == 404
     assert not cache.exists()

@@ -6,7 +6,7 @@ one's decks locks its identity. Runs on the sample catalogue (both databases).""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import func, select
@@ -20,19 +20,7 @@ from catalog.ingest import import_catalogue
 from catalog.models import DeckLedger, DeckRecord, LedgerEntry, OwnedDeck, TradeDeckLine
 from catalog.trading import offers, settlement
 from tests.conftest import SAMPLE
-
-NOW = datetime(2026, 12, 3, 10, 0, tzinfo=UTC)
-DECK = """name: 山岳速攻
-houses: 布罗布纳, 冥界, 圣所
-布罗布纳:
-12 山岳拳王
-冥界:
-12 哀嚎门卫 [enhanced: draw]
-圣所:
-11 光辉圣骑
-1 锅盖哥布林 [maverick]
-"""
-OTHER = DECK.replace("山岳速攻", "另一副").replace("12 哀嚎门卫 [enhanced: draw]", "12 哀嚎门卫")
+from tests.kits.owned_decks import DECK, NOW, OTHER
 
 
 @pytest.fixture
@@ -244,7 +232,7 @@ def test_cli_known_decks_and_register_with_an_owned_deck(runner, engine: Engine,
 def test_two_offers_for_one_deck_at_once_one_wins_and_one_deck_moves_once(engine: Engine, kit) -> None:
     """Races on the real database (threads): two offers holding the same deck at once, then two
     accepts of two offers: the deck is held by one offer and changes owner once."""
-    from tests.test_trading_races import race, won
+    from tests.kits.trade import race, won
 
     mine = _add(engine, kit["alice"])
     with _tx(engine) as session:

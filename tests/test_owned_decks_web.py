@@ -13,8 +13,8 @@ from sqlmodel import Session
 from catalog import db as catalog_db
 from catalog.collection import owned_decks as decks
 from catalog.models import OwnedDeck, TradeDeckLine
-from tests.test_owned_decks import DECK, NOW, OTHER
-from tests.test_wants_web import engine_of
+from tests.kits.owned_decks import DECK, NOW, OTHER
+from tests.kits.wants import engine_of
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ from catalog.accounts import issue_token
 from catalog.boosters import open_packs
 from catalog.collection.openings import OpeningAlreadyAdded, add_opening_once, opening_added
 from catalog.models import CollectionItem, LedgerEntry
-from tests.collectionkit import NOW, committed_user
-from tests.helpers import table_counts
+from tests.kits.collection import NOW, committed_user
+from tests.kits.db import table_counts
 from webapp.db import get_engine
 
 OPEN = "/packs/samsara/M4/open"
@@ -68,8 +68,7 @@ def test_the_same_set_and_seed_is_added_once(sample_catalogue: Engine, make_user
 # ---- the packs page --------------------------------------------------------------------------------------
 
 
-def test_signed_in_user_adds_an_opening_once(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_signed_in_user_adds_an_opening_once(sample_app: Any, client: Any, login: Any) -> None:
     alice = login(client, "alice")
     page = client.get(OPEN, query_string={"packs": 3, "seed": 7}).get_data(as_text=True)
     form = re.search(r'<form class="add-to-collection"[^>]*action="([^"]+)".*?</form>', page, re.S)
@@ -114,16 +113,14 @@ def test_the_form_needs_a_sign_in_and_a_csrf_token(sample_app: Any, login: Any) 
     "form",
     [{"packs": "1"}, {"seed": "x", "packs": "1"}, {"seed": "1", "packs": "0"}, {"seed": "1", "boxes": "1000"}],
 )
-def test_bad_forms_change_nothing(sample_app: Any, login: Any, form: dict[str, str]) -> None:
-    client = sample_app.test_client()
+def test_bad_forms_change_nothing(sample_app: Any, client: Any, login: Any, form: dict[str, str]) -> None:
     login(client, "alice")
     before = table_counts(get_engine(sample_app))
     assert client.post(ADD, data=form).status_code == 400
     assert table_counts(get_engine(sample_app)) == before
 
 
-def test_unknown_set_is_404(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_unknown_set_is_404(sample_app: Any, client: Any, login: Any) -> None:
     login(client, "alice")
     assert client.post("/packs/samsara/ZZ9/open/collection", data={"seed": "1", "packs": "1"}).status_code == 404
 
@@ -157,13 +154,12 @@ def test_simultaneous_clicks_add_once(sample_app: Any, login: Any) -> None:
 # ---- POST /api/v1/packs/open with add_to_collection ---------------------------------------------------------
 
 
-def test_api_open_can_add_to_the_callers_collection(sample_app: Any, make_user: Any) -> None:
+def test_api_open_can_add_to_the_callers_collection(sample_app: Any, client: Any, make_user: Any) -> None:
     engine = get_engine(sample_app)
     with Session(engine) as session, session.begin():
         alice = make_user(session, "alice")
         _row, token = issue_token(session=session, user=alice, now=NOW)
         alice_id = alice.id
-    client = sample_app.test_client()
     body = {"set": "M4", "packs": 2, "seed": 11, "add_to_collection": True}
     assert client.post("/api/v1/packs/open", json=body).status_code == 401  # a write needs the token
     headers = {"Authorization": f"Bearer {token}"}

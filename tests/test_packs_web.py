@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_web import ensure_translations_compiled
+from tests.kits.web import ensure_translations_compiled
 
 # ---- CLI --------------------------------------------------------------------------------
 
@@ -85,8 +85,7 @@ def test_cli_complete_json(sample_app: Any) -> None:
 # ---- API --------------------------------------------------------------------------------
 
 
-def test_api_open_is_reproducible(sample_app: Any) -> None:
-    client = sample_app.test_client()
+def test_api_open_is_reproducible(sample_app: Any, client: Any) -> None:
     first = client.post("/api/v1/packs/open", json={"set": "M4", "boxes": 1, "seed": 42})
     assert first.status_code == 200
     assert first.get_json() == client.post("/api/v1/packs/open", json={"set": "M4", "boxes": 1, "seed": 42}).get_json()
@@ -117,8 +116,7 @@ def test_api_open_bad_input_is_a_400_json_error(sample_app: Any, body: Any, code
     assert error["code"] == code and error["message"] and error["message_en"]
 
 
-def test_api_odds(sample_app: Any) -> None:
-    client = sample_app.test_client()
+def test_api_odds(sample_app: Any, client: Any) -> None:
     data = client.get("/api/v1/packs/odds?set=M4&boxes=2").get_json()
     assert data["per_pack"]["R"]["expected"] == pytest.approx(0.35) and data["n_boxes"] == 2
     assert len(data["printings"]) == 45
@@ -143,16 +141,14 @@ def test_choose_a_set_page(sample_app: Any) -> None:
     assert 'href="/packs/"' in home and "开包" in home
 
 
-def test_form_and_seedless_urls_redirect_to_a_replayable_url(sample_app: Any) -> None:
-    client = sample_app.test_client()
+def test_form_and_seedless_urls_redirect_to_a_replayable_url(sample_app: Any, client: Any) -> None:
     form = client.get("/packs/open?set=samsara:M4&open=boxes&n=2&seed=8")
     assert form.status_code == 302 and form.headers["Location"].endswith("/packs/samsara/M4/open?seed=8&boxes=2")
     seedless = client.get("/packs/samsara/M4/open?packs=1")
     assert seedless.status_code == 302 and re.search(r"seed=\d+", seedless.headers["Location"])
 
 
-def test_opening_page_reveal_and_replay(sample_app: Any) -> None:
-    client = sample_app.test_client()
+def test_opening_page_reveal_and_replay(sample_app: Any, client: Any) -> None:
     page = client.get("/packs/samsara/M4/open?boxes=1&seed=42").get_data(as_text=True)
     assert page == client.get("/packs/samsara/M4/open?boxes=1&seed=42").get_data(as_text=True)
     assert page.count('class="pack-card"') == 128
@@ -166,8 +162,7 @@ def test_opening_page_reveal_and_replay(sample_app: Any) -> None:
     assert levels == sorted(levels, reverse=True)  # best pulls first
 
 
-def test_odds_and_completion_pages(sample_app: Any) -> None:
-    client = sample_app.test_client()
+def test_odds_and_completion_pages(sample_app: Any, client: Any) -> None:
     odds = client.get("/packs/samsara/M4/odds").get_data(as_text=True)
     assert "精确" in odds and "38.57%" in odds  # P(≥1 SR in a box) = 1 − 0.97¹⁶
     complete = client.get("/packs/samsara/M4/complete?trials=300&seed=2").get_data(as_text=True)
@@ -212,7 +207,7 @@ def test_completion_from_my_collection(sample_app: Any, login: Any) -> None:
 
     from catalog import boosters
     from catalog.collection.ledger import adjust
-    from tests.collectionkit import NOW
+    from tests.kits.collection import NOW
     from webapp.db import get_engine
 
     client = sample_app.test_client()

@@ -18,7 +18,7 @@ from catalog.decks import check
 from catalog.ingest import import_catalogue
 from catalog.ingest import write as ingest_write
 from catalog.pauses import collector_paused
-from tests.ingestkit import small_catalogue
+from tests.kits.ingest import small_catalogue
 
 
 def test_nested_pauses_turn_the_collector_back_on_once() -> None:

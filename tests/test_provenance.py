@@ -18,7 +18,7 @@ from catalog.curation.sets import provenance
 from catalog.ingest import ImportFailed, import_catalogue
 from catalog.models import Card, CardSet
 from tests.conftest import REALDATA
-from tests.test_catalogue_export import _empty, _export
+from tests.kits.ingest import empty_tables, export_files
 from webapp.db import get_engine
 
 NOW = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
@@ -35,7 +35,7 @@ def test_the_sample_keeps_its_badge_and_says_so(sample_app) -> None:
     assert "/catalogue/set/" in page
 
 
-def test_an_edit_is_counted_and_listed_on_the_set_history(sample_app, make_user) -> None:
+def test_an_edit_is_counted_and_listed_on_the_set_history(sample_app, client, make_user) -> None:
     engine = get_engine(sample_app)
     with Session(engine) as session, session.begin():
         cura = make_user(session, "cura", role="curator")
@@ -44,7 +44,6 @@ def test_an_edit_is_counted_and_listed_on_the_set_history(sample_app, make_user)
         m4 = _set(session, "M4")
         assert provenance(session, m4).revisions == 1 and provenance(session, _set(session, "M1")).revisions == 0
         set_id = m4.id
-    client = sample_app.test_client()
     assert "社区修订 1 次" in client.get("/sets/samsara/M4").get_data(as_text=True)
     history = client.get(f"/catalogue/set/{set_id}/history").get_data(as_text=True)
     assert "小红帽·森林歌者" in history and "<ins>3</ins>" in history and "cura" in history
@@ -58,22 +57,22 @@ def test_the_real_keyforge_file_is_named_as_the_source_and_carries_no_badge(app,
     page = app.test_client().get("/sets/keyforge/CotA").get_data(as_text=True)
     assert 'data-provenance="imported"' in page and "keyforge-CotA.json" in page
     assert '<span class="sample-mark"' not in page  # (the site footer names the sample once)
-    first = _export(engine, tmp_path / "one", ["keyforge"])
+    first = export_files(engine, tmp_path / "one", ["keyforge"])
     assert b"keyforge-CotA.json" in first["keyforge/manifest.toml"]  # the source travels with the data
-    _empty(engine)
+    empty_tables(engine)
     with catalog_db.transaction(engine) as session:
         import_catalogue(session=session, paths=[tmp_path / "one" / "keyforge"])
-    assert _export(engine, tmp_path / "two", ["keyforge"]) == first
+    assert export_files(engine, tmp_path / "two", ["keyforge"]) == first
 
 
 def test_a_manifest_source_is_shown_and_a_bad_one_refused(sample_catalogue, tmp_path: Path) -> None:
-    _export(sample_catalogue, tmp_path / "out", ["zhutian"])
+    export_files(sample_catalogue, tmp_path / "out", ["zhutian"])
     manifest_path = tmp_path / "out" / "zhutian" / "manifest.toml"
     manifest = tomllib.loads(manifest_path.read_text(encoding="utf-8"))
     manifest.pop("sample", None)
     manifest["source"] = "玩家整理的卡表（2026 年）"
     manifest_path.write_text(tomli_w.dumps(manifest), encoding="utf-8")
-    _empty(sample_catalogue)
+    empty_tables(sample_catalogue)
     with catalog_db.transaction(sample_catalogue) as session:
         import_catalogue(session=session, paths=[tmp_path / "out" / "zhutian"])
     with Session(sample_catalogue) as session:

@@ -19,7 +19,7 @@ from catalog.decks.check import check_decklist
 from catalog.games import GAMES
 from catalog.images import proxies
 from catalog.rules import PoolCard
-from tests.test_decks import legal_samsara_list
+from tests.kits.deck import legal_samsara_list
 
 RED, BLUE = (220, 20, 20), (20, 40, 220)
 
@@ -195,8 +195,9 @@ def test_basic_stones_can_be_left_out(sample_catalogue: Engine) -> None:
             proxies.deck_proxies_of(session=session, check=only, scan_dir=None, skip_basics=True)
 
 
-def test_the_deck_page_offers_proxies_without_basic_stones(sample_app: Any, sample_catalogue: Engine) -> None:
-    client = sample_app.test_client()
+def test_the_deck_page_offers_proxies_without_basic_stones(
+    sample_app: Any, client: Any, sample_catalogue: Engine
+) -> None:
     text = _deck(sample_catalogue)
     page = client.get("/decks", query_string={"game": "samsara", "list": text}).get_data(as_text=True)
     form = re.search(r'<form class="proxy-form" method="get" action="/decks/proxies.pdf">(.*?)</form>', page, re.S)

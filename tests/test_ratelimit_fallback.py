@@ -142,7 +142,7 @@ def test_sign_in_survives_redis_going_away_and_comes_back_to_it(
 
 
 def test_serve_check_names_the_fallback(shared_app: Any, redis_server: RedisServer, database_url: str) -> None:
-    from tests.deploykit import lunzang
+    from tests.kits.deploy import lunzang
 
     env = {k: v for k, v in os.environ.items() if k != "LUNZANG_ENV"}
     env |= {

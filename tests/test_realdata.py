@@ -15,7 +15,7 @@ from catalog.ingest import ImportFailed, import_catalogue
 from catalog.models import Card, CardKeyword, CardSet, Printing
 from catalog.text import fold
 from tests.conftest import REALDATA
-from tests.helpers import table_counts
+from tests.kits.db import table_counts
 
 COTA = REALDATA / "keyforge-CotA.json"
 # The file is third-party data kept outside the repository (CI has ../shared/realdata beside it);

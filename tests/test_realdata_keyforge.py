@@ -15,7 +15,7 @@ from catalog import db as catalog_db
 from catalog.ingest import import_catalogue
 from catalog.models import Card, CardSet, Game, Printing
 from tests.conftest import REALDATA
-from tests.helpers import table_counts
+from tests.kits.db import table_counts
 
 SETS = ("CotA", "AoA", "WC", "MM", "DT", "WoE", "AS", "PV", "CC", "ToC", "MG24")
 FILES = [REALDATA / f"keyforge-{code}.json" for code in SETS]

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from sqlmodel import Session
 
-from tests.test_web import visible_text
+from tests.kits.web import visible_text
 
 RECORDED = Path(__file__).parent / "recorded" / "answers.json"
 

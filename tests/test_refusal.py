@@ -16,7 +16,7 @@ from sqlmodel import Session, select
 
 from catalog.errors import LunzangError, Message
 from catalog.models import User
-from tests.helpers import table_counts
+from tests.kits.db import table_counts
 from webapp.db import get_engine, get_session
 from webapp.refusal import answers_refusal, flash_back, refuse
 
@@ -127,7 +127,7 @@ def test_collection_minus_one_at_zero_writes_nothing(sample_app: Flask, login: A
 
 
 def test_refused_event_forms_write_nothing(sample_app: Flask, login: Any) -> None:
-    from tests.eventkit import staff_store
+    from tests.kits.event import staff_store
 
     shop, player = sample_app.test_client(), sample_app.test_client()
     login(shop, "shop", role="organizer")
@@ -153,7 +153,7 @@ def test_refused_event_forms_write_nothing(sample_app: Flask, login: Any) -> Non
 
 @pytest.fixture
 def trade_kit(app: Flask, engine: Any, make_user: Any, tmp_path: Path) -> Any:
-    from tests.tradekit import make_kit
+    from tests.kits.trade import make_kit
 
     kit = make_kit(engine, make_user, tmp_path)
     kit.stock("alice", "T1-001", 3, 2)
@@ -172,7 +172,7 @@ def test_a_trade_asking_for_more_than_is_offered_writes_nothing(app: Flask, trad
 
 def test_an_api_trade_asking_for_more_than_is_offered_writes_nothing(client: Any, trade_kit: Any) -> None:
     from catalog.accounts import issue_token
-    from tests.tradekit import NOW
+    from tests.kits.trade import NOW
 
     with Session(trade_kit.engine) as session, session.begin():
         user = session.get(User, trade_kit.users["alice"])

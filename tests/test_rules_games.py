@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from catalog.rules import WARNING
-from tests.deckkit import card, check, fmt, pool
+from tests.kits.deck import card, check, fmt, pool
 
 # ---------------------------------------------------------------------------- 龍之弈
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from catalog.rules import ERROR, WARNING
-from tests.deckkit import card, check, fmt, kw, pool
+from tests.kits.deck import card, check, fmt, kw, pool
 
 FILLER = [card(f"火兵{i:02d}", "战魂", attributes="火", cost={"火": 1}, traits=("童话",)) for i in range(25)]
 DRAGON = card("火龙", "战魂", sets=("M1", "G2"), attributes="火", cost={"火": 2, "无": 1}, traits=("龙",))

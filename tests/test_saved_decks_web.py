@@ -14,9 +14,9 @@ from sqlmodel import Session
 
 from catalog.collection.saved_decks import save_deck
 from catalog.models import Card, SavedDeck, WantItem
-from tests.collectionkit import NOW
-from tests.test_decks import legal_samsara_list
-from tests.test_wants_web import engine_of, give
+from tests.kits.collection import NOW
+from tests.kits.deck import legal_samsara_list
+from tests.kits.wants import engine_of, give
 
 SMALL = "名称: 小红帽\n2 小红帽·森林歌者\n1 小红帽·狼猎手\n"
 
@@ -53,8 +53,7 @@ def test_anonymous_visitors_are_sent_to_sign_in(sample_app: Any, method: str, pa
     assert response.status_code == 302 and "/login?next=" in response.headers["Location"]
 
 
-def test_check_page_offers_the_save_form_to_signed_in_users(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_check_page_offers_the_save_form_to_signed_in_users(sample_app: Any, client: Any, login: Any) -> None:
     query = {"game": "samsara", "format": "m8", "list": SMALL}
     assert 'action="/decks/mine"' not in client.get("/decks", query_string=query).get_data(as_text=True)
     login(client, "alice")
@@ -68,8 +67,7 @@ def test_check_page_offers_the_save_form_to_signed_in_users(sample_app: Any, log
     assert '<option value="samsara" selected>' in body and '<option value="m8" selected>' in body
 
 
-def test_save_list_and_open_a_deck(sample_app: Any, sample_catalogue: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_save_list_and_open_a_deck(sample_app: Any, client: Any, sample_catalogue: Any, login: Any) -> None:
     alice = login(client, "alice")
     give(client, alice.id, "M4", "M4-001", 2)
     give(client, alice.id, "M4", "M4-002", 1)
@@ -113,8 +111,7 @@ def test_save_list_and_open_a_deck(sample_app: Any, sample_catalogue: Any, login
     assert "不合法" in page and "下载卡组图片" in page and 'class="proxy-form"' in page
 
 
-def test_add_missing_cards_to_the_want_list(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_add_missing_cards_to_the_want_list(sample_app: Any, client: Any, login: Any) -> None:
     alice = login(client, "alice")
     give(client, alice.id, "M4", "M4-001", 1)
     deck = deck_id_from(save(client))
@@ -131,8 +128,7 @@ def test_add_missing_cards_to_the_want_list(sample_app: Any, login: Any) -> None
     assert "缺少的卡都已在需求列表中" in client.get(f"/decks/mine/{deck}").get_data(as_text=True)
 
 
-def test_rename_update_and_delete(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_rename_update_and_delete(sample_app: Any, client: Any, login: Any) -> None:
     alice = login(client, "alice")
     deck = deck_id_from(save(client))
     form = {"name": "新名字", "game": "samsara", "format": "standard", "list": "3 小红帽·森林歌者\n"}
@@ -154,9 +150,8 @@ def test_rename_update_and_delete(sample_app: Any, login: Any) -> None:
     ],
 )
 def test_bad_deck_input_is_explained_and_changes_nothing(
-    sample_app: Any, login: Any, form: dict[str, str], message: str
+    sample_app: Any, client: Any, login: Any, form: dict[str, str], message: str
 ) -> None:
-    client = sample_app.test_client()
     alice = login(client, "alice")
     response = save(client, **form)
     assert response.status_code == 400 and message in response.get_data(as_text=True)
@@ -187,8 +182,7 @@ def test_another_users_deck_is_a_404_and_stays_as_it_was(sample_app: Any, login:
     assert bob_client.get("/decks/mine/999999").status_code == 404
 
 
-def test_html_in_deck_names_is_escaped(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_html_in_deck_names_is_escaped(sample_app: Any, client: Any, login: Any) -> None:
     login(client, "alice")
     evil = "<script>alert('x')</script>"
     deck = deck_id_from(save(client, name=evil))
@@ -217,12 +211,11 @@ def test_deck_posts_without_csrf_token_are_refused(
         assert session.scalars(select(WantItem)).all() == []
 
 
-def test_saved_deck_header_image_title_and_sheet_name(sample_app: Any, login: Any) -> None:
+def test_saved_deck_header_image_title_and_sheet_name(sample_app: Any, client: Any, login: Any) -> None:
     """Issue 33 §6: the header shows 标准 (not standard), the image link carries the deck's name
     (its title read 未命名卡组), and the registration sheet fills in the signed-in player."""
     import re
 
-    client = sample_app.test_client()
     login(client, "alice")
     saved = client.post(
         "/decks/mine",

@@ -18,6 +18,7 @@ from catalog.ingest import import_catalogue
 from catalog.search import QueryError, search
 from catalog.search.parser import And, Not, Or, Term, parse
 from tests.conftest import ON_POSTGRES
+from tests.kits.catalogue import write_catalogue
 from webapp.shapes.catalogue import CardPage
 
 # ---- parser ---------------------------------------------------------------------------------
@@ -85,16 +86,7 @@ def test_syntax_errors_have_positions(text: str, position: int, fragment: str) -
 
 # ---- results --------------------------------------------------------------------------------
 
-EL_MANIFEST = """game = "samsara"
-[[sets]]
-code = "Q1"
-name = "测试一"
-series = "M"
-[[sets]]
-code = "Q2"
-name = "测试二"
-series = "G"
-"""
+EL_SETS = [{"code": "Q1", "name": "测试一", "series": "M"}, {"code": "Q2", "name": "测试二", "series": "G"}]
 EL_ROWS = """set,number,name,rarity,type,subtype,attribute,cost,attack,defense,traits,keywords,text
 Q1,Q1-001,孙悟空,SR,战魂,,地,3地,6,5,西游|行者,飞翔|『悟空』唯一,进场时抽一张牌。
 Q1,Q1-002,东海龙王,UR,战魂,,水,2水2无,5,6,西游|龙宫,军团(5),对手回合中防御力+1。
@@ -106,12 +98,7 @@ Q1,Q1-007,传说·英雄,SR,战魂,,光,4光,8,8,英灵|传说,额外构筑,只�
 Q2,Q2-001,孙悟空,C,战魂,,地,3地,6,5,西游|行者,飞翔|『悟空』唯一,进场时抽一张牌。
 Q2,Q2-002,水帘洞,R,阵型,,水地,1水1地,,,,,你的西游战魂防御力+1。
 """
-LZ_MANIFEST = """game = "longzhiyi"
-[[sets]]
-code = "L1"
-name = "龍之弈測試"
-series = "基本"
-"""
+LZ_SETS = [{"code": "L1", "name": "龍之弈測試", "series": "基本"}]
 LZ_ROWS = """set,number,name,rarity,type,subtype,color,level,cost,attack,life,defense,text
 L1,L1-001,四海龍王,5,人物,,藍,3,5,6,6,2,召喚時抽一張牌。
 L1,L1-002,赤霄劍,3,武器,,紅綠,1,0,,,,產生紅色與綠色法力。
@@ -120,11 +107,8 @@ L1,L1-002,赤霄劍,3,武器,,紅綠,1,0,,,,產生紅色與綠色法力。
 
 @pytest.fixture
 def catalogue(engine: Engine, tmp_path: Path) -> Engine:
-    for name, manifest, rows in (("samsara", EL_MANIFEST, EL_ROWS), ("longzhiyi", LZ_MANIFEST, LZ_ROWS)):
-        folder = tmp_path / name
-        (folder / "cards").mkdir(parents=True)
-        (folder / "manifest.toml").write_text(manifest, encoding="utf-8")
-        (folder / "cards" / "cards.csv").write_text(rows, encoding="utf-8")
+    for name, sets, rows in (("samsara", EL_SETS, EL_ROWS), ("longzhiyi", LZ_SETS, LZ_ROWS)):
+        write_catalogue(tmp_path, name, sets, {"cards.csv": rows})
     with catalog_db.transaction(engine) as session:
         import_catalogue(session=session, paths=[tmp_path / "samsara", tmp_path / "longzhiyi"])
     return engine

@@ -17,7 +17,7 @@ from catalog.accounts import issue_token
 from catalog.collection import adjust
 from catalog.collection.reads import collection_page
 from catalog.search import QueryError, printing_ids_matching
-from tests.collectionkit import NOW, committed_user, printing_id
+from tests.kits.collection import NOW, committed_user, printing_id
 from webapp.db import get_engine
 
 
@@ -101,8 +101,7 @@ def test_cards_page_counts_the_signed_in_users_collection(sample_app: Any, login
     assert "找到 0 张卡牌" in bob.get("/cards", query_string={"q": "own>0"}).get_data(as_text=True)
 
 
-def test_anonymous_own_is_a_clear_400_with_a_sign_in_link(sample_app: Any) -> None:
-    client = sample_app.test_client()
+def test_anonymous_own_is_a_clear_400_with_a_sign_in_link(sample_app: Any, client: Any) -> None:
     response = client.get("/cards", query_string={"q": "t:战魂 own>0"})
     assert response.status_code == 400
     text = response.get_data(as_text=True)

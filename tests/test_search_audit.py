@@ -15,23 +15,24 @@ from catalog.games import GAMES
 from catalog.ingest import import_catalogue
 from catalog.search import QueryError, search
 from catalog.search.keys import resolve_keyword
+from tests.kits.catalogue import write_catalogue
 
 CATALOGUES = {
     "samsara": (
-        'game = "samsara"\n[[sets]]\ncode = "Q1"\nname = "测试"\nseries = "M"\n',
+        {"code": "Q1", "name": "测试", "series": "M"},
         "set,number,name,rarity,type,attribute,cost,attack,defense,traits,keywords,text\n"
         "Q1,Q1-001,圣骸战士,C,战魂,火,1火,2,2,圣骸,,\n"
         "Q1,Q1-002,超圣骸战士,R,战魂,火,2火,3,3,超圣骸|反抗军,魔抗(2),\n"
         "Q1,Q1-003,反抗军斥候,C,战魂,火,1火,1,1,反抗军,Magic resistance(1),\n",
     ),
     "longzhiyi": (
-        'game = "longzhiyi"\n[[sets]]\ncode = "L1"\nname = "測試"\nseries = "基本"\n',
+        {"code": "L1", "name": "測試", "series": "基本"},
         "set,number,name,rarity,type,color,level,cost,attack,life,defense,text\n"
         "L1,L1-001,四海龍王,5,人物,藍,3,5,6,6,2,\n"
         "L1,L1-002,小兵,1,人物,藍,1,1,1,2,0,\n",
     ),
     "keyforge": (
-        'game = "keyforge"\n[[sets]]\ncode = "K1"\nname = "测试"\nseries = "K"\n',
+        {"code": "K1", "name": "测试", "series": "K"},
         "set,number,name,rarity,type,house,amber,power,armor,traits,keywords,text,name_en\n"
         "K1,K1-001,山岳拳王,Rare,生物,布罗布纳,0,6,1,巨人,,,Summit Fist Champion\n"
         "K1,K1-002,琥珀商人,Common,行动,冥界,2,,,,,,Amber Trader\n"
@@ -42,11 +43,8 @@ CATALOGUES = {
 
 @pytest.fixture
 def catalogue(engine: Engine, tmp_path: Path) -> Engine:
-    for name, (manifest, rows) in CATALOGUES.items():
-        folder = tmp_path / name
-        (folder / "cards").mkdir(parents=True)
-        (folder / "manifest.toml").write_text(manifest, encoding="utf-8")
-        (folder / "cards" / "cards.csv").write_text(rows, encoding="utf-8")
+    for name, (card_set, rows) in CATALOGUES.items():
+        write_catalogue(tmp_path, name, [card_set], {"cards.csv": rows})
     with catalog_db.transaction(engine) as session:
         import_catalogue(session=session, paths=[tmp_path / name for name in CATALOGUES])
     return engine

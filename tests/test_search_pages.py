@@ -14,7 +14,7 @@ from catalog.games import GAMES
 from catalog.search import QueryError, search
 from catalog.search.compile import ORDERS
 from catalog.search.keys import FLAGS, KEYS
-from tests.test_web import card_url, ensure_translations_compiled, page, rows, section, visible_text
+from tests.kits.web import card_url, ensure_translations_compiled, page, rows, section, visible_text
 from webapp.cards.search import ACCOUNT_KEYS, EXAMPLES
 
 

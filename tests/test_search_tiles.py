@@ -15,8 +15,8 @@ from sqlmodel import Session
 
 from catalog.images import scans
 from catalog.models import Game, Printing, PrintingScan
-from tests.test_import import ROWS, run_import, write_folder
-from tests.test_web import ensure_translations_compiled, page, visible_text
+from tests.kits.ingest import ROWS, run_import, write_folder
+from tests.kits.web import ensure_translations_compiled, page, visible_text
 from webapp.cards import tiles
 
 QUERY = "/cards?q=t:战魂"

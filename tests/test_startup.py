@@ -19,7 +19,7 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from tests.conftest import ROOT
-from tests.test_decks import legal_samsara_list
+from tests.kits.deck import legal_samsara_list
 
 # Not SQLAlchemy's PostgreSQL dialect: the catalogue models declare PostgreSQL-only trigram
 # indexes (catalog/models/catalogue.py, migration 0011) and SQLAlchemy loads the dialect to

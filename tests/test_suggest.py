@@ -45,8 +45,7 @@ def test_limit_is_kept() -> None:
     assert [s.name for s in _index().lookup("s", limit=1)] == ["孙悟空"]
 
 
-def test_the_endpoint_answers_json(sample_app: Any) -> None:
-    client = sample_app.test_client()
+def test_the_endpoint_answers_json(sample_app: Any, client: Any) -> None:
     body = client.get("/suggest", query_string={"q": "小红帽", "game": "samsara"}).get_json()
     names = [item["name"] for item in body["suggestions"]]
     assert names and all("小红帽" in name for name in names)
@@ -70,8 +69,7 @@ def test_an_unknown_game_is_a_clear_error(sample_app: Any) -> None:
     assert response.get_json()["error"]["message_en"] == "no such game: nope"
 
 
-def test_the_want_list_takes_one_card_by_name(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_the_want_list_takes_one_card_by_name(sample_app: Any, client: Any, login: Any) -> None:
     login(client, "alice")
     page = client.get("/wants").get_data(as_text=True)
     assert 'id="want-name"' in page and "data-suggest" in page

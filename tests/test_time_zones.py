@@ -15,8 +15,8 @@ from sqlmodel import Session, select
 from catalog import accounts
 from catalog.collection.ledger import adjust
 from catalog.models import Event, User
-from tests.collectionkit import NM, NOW, printing_id
-from tests.eventkit import staff_store
+from tests.kits.collection import NM, NOW, printing_id
+from tests.kits.event import staff_store
 from webapp import timezones
 from webapp.db import get_engine
 
@@ -88,8 +88,7 @@ def test_no_template_formats_a_time_itself() -> None:
     assert offenders == []
 
 
-def test_the_account_page_sets_the_zone_and_pages_follow_it(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_the_account_page_sets_the_zone_and_pages_follow_it(sample_app: Any, client: Any, login: Any) -> None:
     alice = login(client)
     with Session(engine_of(client)) as session, session.begin():
         pid = printing_id(session, "M4", "M4-001")
@@ -113,8 +112,7 @@ def test_the_account_page_sets_the_zone_and_pages_follow_it(sample_app: Any, log
 
 
 @pytest.mark.parametrize("name", ["Mars/Olympus", "asia/shanghai", "Beijing", "../../etc/passwd", "x" * 200])
-def test_an_unknown_zone_is_refused_and_nothing_changes(sample_app: Any, login: Any, name: str) -> None:
-    client = sample_app.test_client()
+def test_an_unknown_zone_is_refused_and_nothing_changes(sample_app: Any, client: Any, login: Any, name: str) -> None:
     login(client)
     assert set_zone(client, "Asia/Taipei").status_code == 302
     response = set_zone(client, name)
@@ -130,8 +128,7 @@ def test_a_zone_zoneinfo_no_longer_knows_falls_back_to_the_default() -> None:
     assert accounts.time_zone_of(None) == "Asia/Shanghai"
 
 
-def test_json_keeps_iso_utc(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_json_keeps_iso_utc(sample_app: Any, client: Any, login: Any) -> None:
     alice = login(client)
     with Session(engine_of(client)) as session, session.begin():
         pid = printing_id(session, "M4", "M4-001")
@@ -141,8 +138,7 @@ def test_json_keeps_iso_utc(sample_app: Any, login: Any) -> None:
     assert entries[0]["at"] == "2026-06-01T12:00:00Z"
 
 
-def test_an_event_deadline_is_typed_in_the_organisers_zone(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_an_event_deadline_is_typed_in_the_organisers_zone(sample_app: Any, client: Any, login: Any) -> None:
     login(client, "shop", role="organizer")
     with Session(engine_of(client)) as session, session.begin():
         staff_store(session, "店", "shop")  # issue 29 §6: an organiser creates events for their store only
@@ -157,8 +153,7 @@ def test_an_event_deadline_is_typed_in_the_organisers_zone(sample_app: Any, logi
     assert deadline.replace(tzinfo=deadline.tzinfo or UTC) == datetime(2026, 11, 28, 5, 0, tzinfo=UTC)
 
 
-def test_token_times_on_the_account_page(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_token_times_on_the_account_page(sample_app: Any, client: Any, login: Any) -> None:
     alice = login(client)
     with Session(engine_of(client)) as session, session.begin():
         user = session.get(User, alice.id)

@@ -11,7 +11,7 @@ from sqlmodel import Session
 
 from catalog.collection.wants import set_want
 from catalog.models import Printing
-from tests.tradekit import NOW, Kit, make_kit
+from tests.kits.trade import NOW, Kit, make_kit
 
 
 @pytest.fixture
@@ -135,7 +135,7 @@ def test_the_counter_form_shows_and_the_server_enforces_what_the_new_version_may
 ) -> None:
     """Issue 28 §3: countering bob's version, alice's rows showed for trade plus what the trade
     asks of her (her lines are not held by bob's version): 2 shown as 4, owning 1 shown as 2."""
-    from tests.test_api_trades import headers
+    from tests.kits.trade import headers
 
     kit.stock("alice", "T1-002", 1, 1)
     alice, bob = app.test_client(), app.test_client()

@@ -39,7 +39,7 @@ from catalog.trading import (
 from catalog.trading.offers import expire_due
 from catalog.trading.reads import action_count, list_trades, trade_view
 from catalog.trading.reservation import available, held
-from tests.tradekit import NM, NOW, Kit, make_kit, tx
+from tests.kits.trade import NM, NOW, Kit, make_kit, tx
 
 
 @pytest.fixture

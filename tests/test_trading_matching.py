@@ -16,7 +16,7 @@ from catalog.models import Printing, User
 from catalog.trading import LineSpec, propose
 from catalog.trading.balance import PriceListError, balance_of, import_prices
 from catalog.trading.matching import find_matches
-from tests.tradekit import NOW, Kit, make_kit, tx
+from tests.kits.trade import NOW, Kit, make_kit, tx
 
 HP = ItemGrade("HP")
 

@@ -22,7 +22,8 @@ from catalog.collection.wants import set_want
 from catalog.models import CollectionItem, LedgerEntry, User, WantItem
 from catalog.trading.assignment import Copy, Want, assign
 from catalog.trading.matching import find_matches
-from tests.tradekit import NOW, Kit, make_kit, tx
+from tests.kits.examples import examples
+from tests.kits.trade import NOW, Kit, make_kit, tx
 
 CONDITIONS = ("NM", "LP", "MP", "HP")
 RANK = {c: condition_rank(c) for c in CONDITIONS}
@@ -90,7 +91,7 @@ def one_card(draw: Any) -> tuple[list[Want], list[Copy]]:
     return wants, copies
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(250, 1000), deadline=None)
 @given(one_card())
 def test_assign_gives_as_many_copies_as_the_brute_force(case: tuple[list[Want], list[Copy]]) -> None:
     wants, copies = case
@@ -266,7 +267,7 @@ MINIMAL = Population(  # the issue's case: greedy counted 1 of alice's 2
 
 
 # Fewer on PostgreSQL: each example is a dozen committed transactions there.
-POPULATIONS = 50 if os.environ.get("DATABASE_URL", "").startswith("postgresql") else 150
+POPULATIONS = 50 if os.environ.get("DATABASE_URL", "").startswith("postgresql") else examples(50, 150)
 
 
 @settings(max_examples=POPULATIONS, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

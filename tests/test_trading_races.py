@@ -26,34 +26,7 @@ from catalog.models import CollectionItem, LedgerEntry, Trade
 from catalog.models.trade_columns import OFFERED
 from catalog.trading import TradeSettings, accept, cancel, counter, decline, mark_received, mark_sent, propose
 from catalog.trading.reservation import LineSpec, available, held
-from tests.tradekit import NOW, NUMBERS, Kit, make_kit, tx
-
-
-def race(engine: Engine, *actions: Callable[[Session], Any]) -> list[Any]:
-    """Run each action in its own writer transaction, all released at once; result or error."""
-    barrier = threading.Barrier(len(actions))
-    results: list[Any] = [None] * len(actions)
-
-    def run(index: int, action: Callable[[Session], Any]) -> None:
-        barrier.wait()
-        try:
-            with tx(engine) as session:
-                results[index] = action(session)
-        except Exception as error:
-            results[index] = error
-
-    threads = [threading.Thread(target=run, args=(i, a)) for i, a in enumerate(actions)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    return results
-
-
-def won(results: list[Any]) -> list[bool]:
-    for r in results:
-        assert r is None or not isinstance(r, Exception) or isinstance(r, LunzangError), repr(r)
-    return [not isinstance(r, Exception) for r in results]
+from tests.kits.trade import NOW, NUMBERS, Kit, make_kit, race, tx, won
 
 
 @pytest.fixture

@@ -31,7 +31,7 @@ from catalog.models import CollectionItem, LedgerEntry, Trade, TradeEvent, Trade
 from catalog.trading import LineSpec, accept, cancel, counter, decline, dispute, mark_received, mark_sent, propose
 from catalog.trading.offers import TradeSettings, expire_due, other_party
 from catalog.trading.reservation import for_trade_of, held
-from tests.tradekit import NOW, Kit, make_kit, tx
+from tests.kits.trade import NOW, Kit, make_kit, tx
 
 NAMES = ("alice", "bob", "carol")
 NUMBERS = ("T1-001", "T1-002", "T2-001")

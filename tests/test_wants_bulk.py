@@ -9,8 +9,8 @@ import pytest
 from sqlmodel import Session
 
 from catalog.decks.lists import MAX_LINES
-from tests.collectionkit import printing_id
-from tests.test_wants_web import add_want, card_id, engine_of, wants_of
+from tests.kits.collection import printing_id
+from tests.kits.wants import add_want, card_id, engine_of, wants_of
 
 
 def paste(client: Any, text: str, game: str = "samsara", condition: str = "LP") -> Any:
@@ -22,8 +22,7 @@ def ids(client: Any, *names: str) -> list[int]:
         return [card_id(session, name) for name in names]
 
 
-def test_a_pasted_list_sets_every_want(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_a_pasted_list_sets_every_want(sample_app: Any, client: Any, login: Any) -> None:
     alice = login(client)
     text = "主卡组:\n3 小红帽·森林歌者\n1 小红帽·狼猎手 (M4)\n# a comment\n备牌:\n2x 小红帽·森林歌者\n"
     response = paste(client, text)
@@ -37,8 +36,7 @@ def test_a_pasted_list_sets_every_want(sample_app: Any, login: Any) -> None:
     assert "已加入需求列表：2 种卡，共 6 张" in page
 
 
-def test_the_number_is_the_wanted_total_not_added_to_an_existing_want(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_the_number_is_the_wanted_total_not_added_to_an_existing_want(sample_app: Any, client: Any, login: Any) -> None:
     alice = login(client)
     assert add_want(client, language="简中").status_code == 302  # 2 wanted, LP, in 简中
     assert paste(client, "4 小红帽·森林歌者", condition="HP").status_code == 302
@@ -56,8 +54,9 @@ def test_the_number_is_the_wanted_total_not_added_to_an_existing_want(sample_app
         ("999 小红帽·森林歌者\n999 小红帽·森林歌者\n", ["第 2 行", "1998", "1000"]),
     ],
 )
-def test_one_bad_line_changes_nothing_and_is_named(sample_app: Any, login: Any, text: str, expected: list[str]) -> None:
-    client = sample_app.test_client()
+def test_one_bad_line_changes_nothing_and_is_named(
+    sample_app: Any, client: Any, login: Any, text: str, expected: list[str]
+) -> None:
     alice = login(client)
     assert add_want(client).status_code == 302
     before = wants_of(client, alice.id)
@@ -71,16 +70,14 @@ def test_one_bad_line_changes_nothing_and_is_named(sample_app: Any, login: Any, 
     assert wants_of(client, alice.id) == before
 
 
-def test_a_list_longer_than_a_decklist_is_refused(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_a_list_longer_than_a_decklist_is_refused(sample_app: Any, client: Any, login: Any) -> None:
     alice = login(client)
     response = paste(client, "1 小红帽·森林歌者\n" * (MAX_LINES + 1))
     assert response.status_code == 400 and f"{MAX_LINES} 行" in response.get_data(as_text=True)
     assert wants_of(client, alice.id) == []
 
 
-def test_the_game_comes_from_the_list_or_the_form(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_the_game_comes_from_the_list_or_the_form(sample_app: Any, client: Any, login: Any) -> None:
     alice = login(client)
     assert paste(client, "游戏: 永恒之轮\n1 小红帽·狼猎手\n", game="").status_code == 302
     assert len(wants_of(client, alice.id)) == 1
@@ -95,11 +92,10 @@ def test_bulk_wants_need_a_signed_in_user(sample_app: Any) -> None:
     assert response.status_code == 302 and "/login" in response.headers["Location"]
 
 
-def test_the_wants_page_has_the_paste_form_in_english(sample_app: Any, login: Any) -> None:
-    from tests.test_web import ensure_translations_compiled
+def test_the_wants_page_has_the_paste_form_in_english(sample_app: Any, client: Any, login: Any) -> None:
+    from tests.kits.web import ensure_translations_compiled
 
     ensure_translations_compiled()
-    client = sample_app.test_client()
     login(client)
     page = client.get("/wants?lang=en").get_data(as_text=True)
     assert 'action="/wants/bulk"' in page and "Paste a list to add many" in page

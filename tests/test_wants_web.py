@@ -15,7 +15,8 @@ from catalog.accounts import username_key
 from catalog.collection.grades import ItemGrade
 from catalog.collection.ledger import adjust, set_for_trade, set_note
 from catalog.models import Card, CollectionItem, User, WantItem
-from tests.collectionkit import NM, NOW, owned, printing_id
+from tests.kits.collection import NOW, owned, printing_id
+from tests.kits.wants import add_want, card_id, engine_of, give, wants_of
 from webapp.db import get_engine
 
 HP = ItemGrade("HP")
@@ -27,41 +28,11 @@ def _plain(html: str) -> str:
     return re.sub(r' data-label="[^"]*"', "", html).replace(' stack"', '"')
 
 
-def engine_of(client: Any) -> Any:
-    return get_engine(client.application)
-
-
-def card_id(session: Session, name: str) -> int:
-    found = session.scalar(select(Card.id).where(Card.name == name))
-    assert found is not None, name
-    return found
-
-
-def give(client: Any, user_id: int, set_code: str, number: str, copies: int, grade: ItemGrade = NM) -> int:
-    """Commit ``copies`` of a sample printing into the user's collection; returns the printing id."""
-    with Session(engine_of(client)) as session, session.begin():
-        pid = printing_id(session, set_code, number)
-        adjust(session=session, user_id=user_id, printing_id=pid, grade=grade, delta=copies, reason="manual", now=NOW)
-    return pid
-
-
-def wants_of(client: Any, user_id: int) -> list[tuple[int, int | None, int, str]]:
-    with Session(engine_of(client)) as session:
-        rows = session.scalars(select(WantItem).where(WantItem.user_id == user_id).order_by(WantItem.id))
-        return [(w.card_id, w.printing_id, w.quantity, w.min_condition) for w in rows]
-
-
 def want_id_of(client: Any, user_id: int) -> int:
     with Session(engine_of(client)) as session:
         found = session.scalar(select(WantItem.id).where(WantItem.user_id == user_id))
         assert found is not None
         return found
-
-
-def add_want(client: Any, name: str = "小红帽·森林歌者", **form: Any) -> Any:
-    with Session(engine_of(client)) as session:
-        cid = card_id(session, name)
-    return client.post("/wants", data={"card_id": cid, "quantity": 2, "min_condition": "LP", **form})
 
 
 # ---- access --------------------------------------------------------------------------------
@@ -87,8 +58,7 @@ def test_anonymous_visitors_are_sent_to_sign_in(sample_app: Any, method: str, pa
 # ---- want list -------------------------------------------------------------------------------
 
 
-def test_card_page_offers_the_want_form_to_signed_in_users(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_card_page_offers_the_want_form_to_signed_in_users(sample_app: Any, client: Any, login: Any) -> None:
     anonymous = client.get("/cards/samsara/小红帽·森林歌者").get_data(as_text=True)
     assert 'action="/wants"' not in anonymous and "加入需求列表" not in anonymous
     login(client, "alice")
@@ -104,8 +74,7 @@ def test_card_page_offers_the_want_form_to_signed_in_users(sample_app: Any, logi
     assert '<option value="MP" selected>' in body  # the default worst condition
 
 
-def test_want_any_printing_or_one_printing_then_edit_and_remove(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_want_any_printing_or_one_printing_then_edit_and_remove(sample_app: Any, client: Any, login: Any) -> None:
     alice = login(client, "alice")
     give(client, alice.id, "M4", "M4-001", 1)
     with Session(engine_of(client)) as session:
@@ -149,9 +118,8 @@ def test_want_any_printing_or_one_printing_then_edit_and_remove(sample_app: Any,
     ],
 )
 def test_bad_want_input_is_explained_and_changes_nothing(
-    sample_app: Any, login: Any, form: dict[str, str], message: str
+    sample_app: Any, client: Any, login: Any, form: dict[str, str], message: str
 ) -> None:
-    client = sample_app.test_client()
     alice = login(client, "alice")
     response = add_want(client, **form)
     assert response.status_code == 400
@@ -159,8 +127,7 @@ def test_bad_want_input_is_explained_and_changes_nothing(
     assert wants_of(client, alice.id) == []
 
 
-def test_a_printing_of_another_card_is_refused(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_a_printing_of_another_card_is_refused(sample_app: Any, client: Any, login: Any) -> None:
     alice = login(client, "alice")
     with Session(engine_of(client)) as session:
         other = printing_id(session, "M4", "M4-002")
@@ -184,8 +151,7 @@ def test_another_users_want_cannot_be_changed_or_removed(sample_app: Any, login:
 # ---- have list and keep N --------------------------------------------------------------------
 
 
-def test_keep_n_per_rarity_marks_the_extras_worst_condition_first(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_keep_n_per_rarity_marks_the_extras_worst_condition_first(sample_app: Any, client: Any, login: Any) -> None:
     alice = login(client, "alice")
     common = give(client, alice.id, "M4", "M4-001", 5)  # C
     give(client, alice.id, "M4", "M4-001", 2, HP)
@@ -224,8 +190,9 @@ def test_keep_n_per_rarity_marks_the_extras_worst_condition_first(sample_app: An
         ({"game": "samsara", "keep-C": "二"}, "保留数量必须是 0 到 1000 之间的整数（C）"),
     ],
 )
-def test_bad_keep_rules_change_nothing(sample_app: Any, login: Any, form: dict[str, str], message: str) -> None:
-    client = sample_app.test_client()
+def test_bad_keep_rules_change_nothing(
+    sample_app: Any, client: Any, login: Any, form: dict[str, str], message: str
+) -> None:
     alice = login(client, "alice")
     pid = give(client, alice.id, "M4", "M4-001", 5)
     response = client.post("/haves/keep", data=form)
@@ -314,8 +281,7 @@ _COLLECTION_FORM = re.compile(
 )
 
 
-def test_card_page_printings_have_collection_buttons_and_counts(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_card_page_printings_have_collection_buttons_and_counts(sample_app: Any, client: Any, login: Any) -> None:
     assert not _COLLECTION_FORM.search(client.get("/cards/samsara/小红帽·森林歌者").get_data(as_text=True))
     alice = login(client, "alice")
     pid = give(client, alice.id, "M4", "M4-001", 2)
@@ -362,9 +328,8 @@ def test_search_results_have_buttons_in_both_views_with_one_count_query(sample_a
     assert not _COLLECTION_FORM.search(anonymous)
 
 
-def test_plus_one_button_end_to_end(sample_app: Any, login: Any) -> None:
+def test_plus_one_button_end_to_end(sample_app: Any, client: Any, login: Any) -> None:
     """The +1 form as rendered, posted to the collection area's form route, comes back here."""
-    client = sample_app.test_client()
     alice = login(client, "alice")
     page = client.get("/cards/samsara/小红帽·森林歌者").get_data(as_text=True)
     form = _COLLECTION_FORM.search(page)
@@ -388,8 +353,7 @@ def test_plus_one_button_end_to_end(sample_app: Any, login: Any) -> None:
 # ---- nav and CSRF ---------------------------------------------------------------------------------
 
 
-def test_nav_links_for_signed_in_users(sample_app: Any, login: Any) -> None:
-    client = sample_app.test_client()
+def test_nav_links_for_signed_in_users(sample_app: Any, client: Any, login: Any) -> None:
     # the signed-in user's own pages sit in the account menu of the header
     nav = client.get("/").get_data(as_text=True).split('class="account-nav"', 1)[1].split("</nav>", 1)[0]
     assert "需求列表" not in nav
@@ -425,9 +389,8 @@ def test_want_and_have_posts_without_csrf_token_are_refused(
         assert owned(session, alice.id, pid) == (3, 0)
 
 
-def test_want_list_prints_the_missing_copies_as_proxies(sample_app: Any, login: Any) -> None:
+def test_want_list_prints_the_missing_copies_as_proxies(sample_app: Any, client: Any, login: Any) -> None:
     """Issue 7: a proxy sheet for a want list — one proxy per wanted copy not owned yet."""
-    client = sample_app.test_client()
     alice = login(client, "alice")
     assert client.get("/wants/proxies.pdf").status_code == 302  # nothing wanted: back to the list
     give(client, alice.id, "M4", "M4-001", 1)
@@ -472,9 +435,10 @@ def grades_of(client: Any, user_id: int) -> list[tuple[int | None, str | None, s
         return [(w.quantity, w.language, w.finish) for w in rows]
 
 
-def test_want_language_and_finish_round_trip_through_the_card_page_and_the_list(sample_app: Any, login: Any) -> None:
+def test_want_language_and_finish_round_trip_through_the_card_page_and_the_list(
+    sample_app: Any, client: Any, login: Any
+) -> None:
     """Issue 13 §4: a want may name a language and a finish (任意 by default); only such copies count."""
-    client = sample_app.test_client()
     alice = login(client, "alice")
     card_page = client.get("/cards/samsara/小红帽·森林歌者").get_data(as_text=True)
     form = re.search(r'<form class="inline-form want-form" method="post" action="/wants">(.*?)</form>', card_page, re.S)
@@ -512,10 +476,11 @@ def test_want_language_and_finish_round_trip_through_the_card_page_and_the_list(
     assert grades_of(client, alice.id) == [(2, None, None)]  # a form without them: any
 
 
-def test_a_printing_want_refines_the_card_want_unless_wanted_in_addition(sample_app: Any, login: Any) -> None:
+def test_a_printing_want_refines_the_card_want_unless_wanted_in_addition(
+    sample_app: Any, client: Any, login: Any
+) -> None:
     """Issue 28 §2: a card want ×1 and a printing want ×1 ask for one copy, of that printing
     (2 missing before); the checkbox on the wants page stores "in addition", and shows it."""
-    client = sample_app.test_client()
     alice = login(client, "alice")
     with Session(engine_of(client)) as session:
         pid = printing_id(session, "M4", "M4-001")

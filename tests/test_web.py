@@ -5,11 +5,9 @@ from __future__ import annotations
 import html
 import re
 from pathlib import Path
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import unquote, urlsplit
 
 import pytest
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
 from sqlalchemy import func, select
 from sqlmodel import Session
 
@@ -17,22 +15,19 @@ from catalog import db as catalog_db
 from catalog.games import GAMES
 from catalog.ingest import import_catalogue
 from catalog.models import Card, CardSet, Game, Printing
+from tests.kits.catalogue import write_catalogue
+from tests.kits.web import (
+    badges,
+    card_url,
+    ensure_translations_compiled,
+    page,
+    rows,
+    section,
+    visible_text,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
-TRANSLATIONS = ROOT / "webapp" / "translations"
 STYLESHEET = ROOT / "static" / "style.css"
-
-
-def ensure_translations_compiled() -> None:
-    """Compile each messages.po to its .mo when missing or older (``make setup`` does the same)."""
-    for po in TRANSLATIONS.glob("*/LC_MESSAGES/messages.po"):
-        mo = po.with_suffix(".mo")
-        if mo.exists() and mo.stat().st_mtime >= po.stat().st_mtime:
-            continue
-        with po.open("rb") as source:
-            catalog = read_po(source)
-        with mo.open("wb") as target:
-            write_mo(target, catalog)
 
 
 @pytest.fixture(autouse=True)
@@ -46,41 +41,6 @@ def web(sample_app):
 
 
 # ---- small HTML helpers: the pages' own markup is the contract these tests read -------------
-
-
-def page(client, url: str, status: int = 200) -> str:
-    response = client.get(url)
-    assert response.status_code == status, (url, response.status_code)
-    assert response.mimetype == "text/html"
-    return response.get_data(as_text=True)
-
-
-def visible_text(markup: str) -> str:
-    """The page's text with tags removed and whitespace collapsed."""
-    markup = re.sub(r"<(script|style)\b.*?</\1>", " ", markup, flags=re.S)
-    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", markup))).strip()
-
-
-def section(markup: str, start: str, end: str | None = None) -> str:
-    """The markup from the first ``start`` up to the next ``end`` (or the end of the page)."""
-    begin = markup.index(start)
-    stop = markup.find(end, begin + len(start)) if end else -1
-    return markup[begin : stop if stop != -1 else len(markup)]
-
-
-def rows(markup: str) -> list[str]:
-    """The body rows of the first table in ``markup``."""
-    body = section(markup, "<tbody>", "</tbody>")
-    return re.findall(r"<tr>(.*?)</tr>", body, flags=re.S)
-
-
-def badges(markup: str) -> list[tuple[str, str]]:
-    """Every rarity badge as (game, rarity code)."""
-    return re.findall(r'class="rarity" data-game="([^"]+)" data-rarity="([^"]+)"', markup)
-
-
-def card_url(game: str, name: str) -> str:
-    return f"/cards/{game}/{quote(name)}"
 
 
 def counts(engine) -> dict[str, tuple[int, int, int]]:
@@ -317,16 +277,11 @@ def test_keyforge_card_uses_power_armor_and_amber(web) -> None:
 
 
 def test_rules_text_keeps_its_line_breaks(client, engine, tmp_path: Path) -> None:
-    folder = tmp_path / "samsara"
-    (folder / "cards").mkdir(parents=True)
-    (folder / "manifest.toml").write_text(
-        'game = "samsara"\n[[sets]]\ncode = "X1"\nname = "测试弹"\nseries = "M"\n', encoding="utf-8"
-    )
-    (folder / "cards" / "x1.csv").write_text(
+    rows = (
         "set,number,name,rarity,type,attribute,cost,attack,defense,text\n"
-        'X1,X1-001,两段卡,C,战魂,火,1火,1,1,"第一段。\n第二段。"\n',
-        encoding="utf-8",
+        'X1,X1-001,两段卡,C,战魂,火,1火,1,1,"第一段。\n第二段。"\n'
     )
+    folder = write_catalogue(tmp_path, "samsara", [{"code": "X1", "name": "测试弹", "series": "M"}], {"x1.csv": rows})
     with catalog_db.transaction(engine) as session:
         import_catalogue(session=session, paths=[folder])
     markup = page(client, card_url("samsara", "两段卡"))

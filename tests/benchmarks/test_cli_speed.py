@@ -22,7 +22,7 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 
 from tests.conftest import ROOT
-from tests.test_decks import legal_samsara_list
+from tests.kits.deck import legal_samsara_list
 
 RUNS = int(os.environ.get("BENCH_CLI_RUNS", "10"))
 WARMUP = 2

@@ -43,7 +43,7 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from catalog import db as catalog_db
-from tests.deploykit import Client, Server, lunzang
+from tests.kits.deploy import Client, Server, lunzang
 
 SECONDS = int(os.environ.get("HTTP_BENCH_SECONDS", "10"))
 PORT = int(os.environ.get("HTTP_BENCH_PORT", "18170"))

@@ -74,7 +74,7 @@ def test_deck_image_and_proxy_pdf(sample_catalogue, tmp_path: Path) -> None:
     from catalog.decks.check import check_decklist
     from catalog.images import decks as deckimages
     from catalog.images import proxies
-    from tests.test_decks import legal_samsara_list
+    from tests.kits.deck import legal_samsara_list
 
     text = legal_samsara_list(sample_catalogue)
     with Session(sample_catalogue) as session:

@@ -22,7 +22,7 @@ import urllib.parse
 from collections import defaultdict
 from pathlib import Path
 
-from tests.deploykit import Server, lunzang
+from tests.kits.deploy import Server, lunzang
 
 SECONDS = float(os.environ.get("LOAD_SECONDS", "30"))
 CONNECTIONS = int(os.environ.get("LOAD_CONNECTIONS", "64"))

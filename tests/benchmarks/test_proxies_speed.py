@@ -12,7 +12,7 @@ import re
 import statistics
 import time
 
-from tests.test_decks import legal_samsara_list
+from tests.kits.deck import legal_samsara_list
 
 
 def _deck_of_75(engine) -> str:

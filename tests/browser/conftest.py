@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Browser, sync_playwright
 from werkzeug.serving import make_server
 
-from tests.test_web import ensure_translations_compiled
+from tests.kits.web import ensure_translations_compiled
 
 HERE = Path(__file__).resolve().parent
 # Debian's Chromium; LUNZANG_CHROMIUM names another build (the Makefile checks the same path).

@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.browser import open_page
+from tests.kits.browser import open_page
 
 PASSWORD = "correct horse battery"
 

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 from sqlmodel import Session
 
-from tests.browser.kit import DESKTOP, WIDTHS, assert_fits, new_page, sign_in
+from tests.kits.browser import DESKTOP, WIDTHS, assert_fits, new_page, sign_in
 from webapp.db import get_engine
 
 CARD = "/cards/samsara/" + quote("龙人豪杰·赤鳞")  # printed in M1, reprinted in G2

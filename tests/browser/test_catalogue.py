@@ -8,7 +8,7 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.browser import open_page
+from tests.kits.browser import open_page
 
 
 def _search_box(page):  # type: ignore[no-untyped-def]  # why: a test helper over Playwright's Page

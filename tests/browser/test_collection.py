@@ -7,8 +7,8 @@ import re
 from playwright.sync_api import Browser, expect
 from sqlmodel import Session
 
-from tests.browser import open_page
 from tests.conftest import TEST_PASSWORD
+from tests.kits.browser import open_page
 from webapp.db import get_engine
 
 
@@ -68,7 +68,7 @@ def test_plus_and_minus_on_a_card_page_without_reloading(
     from urllib.parse import quote
 
     from catalog.collection.ledger import adjust
-    from tests.collectionkit import NOW, owned, printing_id
+    from tests.kits.collection import NOW, owned, printing_id
 
     engine = get_engine(sample_app)
     with Session(engine) as session, session.begin():

@@ -9,7 +9,7 @@ from playwright.sync_api import Browser, expect
 from sqlmodel import Session, select
 
 from catalog.models import ImportMapping
-from tests.browser.kit import WIDTHS, assert_fits, new_page, sign_in
+from tests.kits.browser import WIDTHS, assert_fits, new_page, sign_in
 from webapp.db import get_engine
 
 UNKNOWN = "Karte;Stück;Notiz\nSummit Fist Champion;3;aus dem Urlaub\n锅盖哥布林;2;\n"

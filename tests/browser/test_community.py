@@ -16,7 +16,7 @@ from playwright.sync_api import Browser, Page, expect
 from sqlmodel import Session, select
 
 from catalog.models import Card
-from tests.browser.kit import WIDTHS, assert_fits, new_page, sign_in
+from tests.kits.browser import WIDTHS, assert_fits, new_page, sign_in
 from webapp.db import get_engine
 
 CARD = "小红帽·森林歌者"

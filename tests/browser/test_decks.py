@@ -7,8 +7,8 @@ from urllib.parse import urlencode
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.browser import open_page
-from tests.test_decks import legal_samsara_list
+from tests.kits.browser import open_page
+from tests.kits.deck import legal_samsara_list
 
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])

@@ -15,9 +15,9 @@ from sqlmodel import Session, select
 
 from catalog.events.prizes import check_chests
 from catalog.models import ChestBalance, Event, EventAudit
-from tests.browser.kit import PHONE, new_page, sign_in
-from tests.eventkit import staff_store
-from tests.test_decks import legal_samsara_list
+from tests.kits.browser import PHONE, new_page, sign_in
+from tests.kits.deck import legal_samsara_list
+from tests.kits.event import staff_store
 from webapp.db import get_engine
 
 STORE = "卡牌竞技场"
@@ -171,7 +171,7 @@ def test_the_event_pages_fit_a_phone_in_both_languages(browser: Browser, live_se
                                                        make_user: Any, language: str) -> None:  # fmt: skip
     from catalog.events import registration as reg
     from catalog.events import running
-    from tests.eventkit import NOW, make_event
+    from tests.kits.event import NOW, make_event
 
     engine = get_engine(sample_app)
     with Session(engine) as session, session.begin():

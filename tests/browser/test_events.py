@@ -11,8 +11,8 @@ from sqlmodel import Session
 
 from catalog.events import registration as reg
 from catalog.events import running
-from tests.browser import open_page
-from tests.eventkit import NOW, make_event, staff_store
+from tests.kits.browser import open_page
+from tests.kits.event import NOW, make_event, staff_store
 from webapp.db import get_engine
 
 PASSWORD = "correct horse battery"

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 from sqlmodel import Session
 
-from tests.browser.kit import DESKTOP, PHONE, WIDTHS, assert_fits, new_page, sign_in
+from tests.kits.browser import DESKTOP, PHONE, WIDTHS, assert_fits, new_page, sign_in
 from webapp.db import get_engine
 
 

@@ -14,8 +14,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from sqlmodel import Session
 
-from tests.browser import open_page
 from tests.conftest import TEST_PASSWORD
+from tests.kits.browser import open_page
 from webapp.db import get_engine
 
 DECK = "3 小红帽·森林歌者\n2 小红帽·狼猎手\n"
@@ -37,7 +37,7 @@ def test_counts_change_in_place_and_without_javascript(
 ) -> None:
     from catalog.collection.wants import set_want
     from catalog.models import Printing
-    from tests.collectionkit import NOW, printing_id
+    from tests.kits.collection import NOW, printing_id
 
     with Session(get_engine(sample_app)) as session, session.begin():
         alice = make_user(session, "alice")

@@ -8,8 +8,8 @@ import pytest
 from playwright.sync_api import Browser, expect
 from sqlmodel import Session
 
-from tests.browser.kit import WIDTHS, assert_fits, new_page, sign_in
-from tests.test_owned_decks import DECK, OTHER
+from tests.kits.browser import WIDTHS, assert_fits, new_page, sign_in
+from tests.kits.owned_decks import DECK, OTHER
 from webapp.db import get_engine
 
 

@@ -7,8 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.browser import open_page
-from tests.browser.kit import WIDTHS, assert_fits, new_page
+from tests.kits.browser import WIDTHS, assert_fits, new_page, open_page
 
 
 def test_reveal_flips_cards_one_by_one_and_all(browser: Browser, live_server: str) -> None:

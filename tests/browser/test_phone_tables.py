@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from sqlmodel import Session
 
-from tests.browser.kit import PHONE, WIDTHS, assert_fits, new_page, sign_in
+from tests.kits.browser import PHONE, WIDTHS, assert_fits, new_page, sign_in
 from webapp.db import get_engine
 
 PAGES = ["/wants", "/haves", "/help/search", "/collection"]
@@ -35,7 +35,7 @@ def _seed(sample_app, make_user) -> None:
     from catalog.collection.ledger import DEFAULT_GRADE, adjust
     from catalog.collection.wants import set_want
     from catalog.models import Printing
-    from tests.collectionkit import NOW, printing_id
+    from tests.kits.collection import NOW, printing_id
 
     with Session(get_engine(sample_app)) as session, session.begin():
         alice = make_user(session, "alice").id

@@ -12,9 +12,9 @@ from playwright.sync_api import Browser, expect
 from sqlmodel import Session
 
 from catalog.collection.ledger import adjust
-from tests.browser.kit import WIDTHS, assert_fits, new_page, sign_in
-from tests.collectionkit import NM, NOW, printing_id
-from tests.test_decks import legal_samsara_list
+from tests.kits.browser import WIDTHS, assert_fits, new_page, sign_in
+from tests.kits.collection import NM, NOW, printing_id
+from tests.kits.deck import legal_samsara_list
 from webapp.db import get_engine
 
 

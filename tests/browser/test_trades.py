@@ -12,8 +12,8 @@ from sqlmodel import Session
 from catalog.collection.ledger import adjust
 from catalog.collection.wants import set_want
 from catalog.models import Printing
-from tests.browser import open_page
-from tests.collectionkit import NOW, printing_id
+from tests.kits.browser import open_page
+from tests.kits.collection import NOW, printing_id
 from webapp.db import get_engine
 
 PASSWORD = "correct horse battery"
@@ -92,7 +92,7 @@ def test_alice_and_bob_find_each_other_and_swap(
     finally:
         page.context.close()
         phone.context.close()
-    from tests.collectionkit import owned
+    from tests.kits.collection import owned
 
     with Session(get_engine(sample_app)) as session:
         assert owned(session, alice, singer) == (1, 0) and owned(session, bob, singer) == (2, 0)

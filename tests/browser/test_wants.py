@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 from sqlmodel import Session
 
-from tests.browser import open_page
+from tests.kits.browser import open_page
 from webapp.db import get_engine
 
 PASSWORD = "correct horse battery"

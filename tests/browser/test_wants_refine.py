@@ -10,8 +10,8 @@ from sqlmodel import Session
 
 from catalog.collection.wants import set_want
 from catalog.models import Card, CardSet, Printing
-from tests.browser.kit import WIDTHS, assert_fits, new_page, sign_in
-from tests.tradekit import NOW
+from tests.kits.browser import WIDTHS, assert_fits, new_page, sign_in
+from tests.kits.trade import NOW
 from webapp.db import get_engine
 
 WORDS = {

@@ -32,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.deploykit import Client, Server, lunzang  # noqa: E402
+from tests.kits.deploy import Client, Server, lunzang  # noqa: E402
 
 PORT = int(os.environ.get("FUZZ_PORT", "18163"))
 EXAMPLES = os.environ.get("FUZZ_EXAMPLES", "40")
@@ -59,7 +59,7 @@ def prepare(env: dict[str, str]) -> dict[str, Any]:
     from catalog.accounts import create_user, issue_token
     from catalog.collection.imports import import_collection
     from catalog.events import registration, running
-    from tests.test_decks import legal_samsara_list
+    from tests.kits.deck import legal_samsara_list
 
     _run(["init-db", "--with-sample"], env)
     now = datetime.now(UTC)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LUNZANG = [sys.executable, "-m", "webapp"]
 
 
@@ -140,3 +140,15 @@ class Client:
         token = self.csrf("/login", base=base)
         data = {"csrf_token": token, "username": username, "password": password}
         return self.post_form("/login", data, base=base)[0]
+
+
+REDIS_URL = os.environ.get("LUNZANG_ANSWERS_REDIS", "redis://127.0.0.1:6379/5")
+
+
+def redis_answers() -> bool:
+    try:
+        import redis
+
+        return bool(redis.Redis.from_url(REDIS_URL, socket_timeout=2).ping())
+    except Exception:
+        return False

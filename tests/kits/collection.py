@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
+from io import BytesIO
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
@@ -10,6 +13,7 @@ from sqlmodel import Session
 
 from catalog.collection.grades import ItemGrade
 from catalog.models import CardSet, CollectionItem, Printing, User
+from webapp.db import get_engine
 
 NOW = datetime(2026, 6, 1, 12, 0, 0, tzinfo=UTC)
 NM = ItemGrade()
@@ -54,3 +58,36 @@ def committed_user(engine: Engine, make_user, name: str = "alice") -> int:
         user: User = make_user(session, name)
         assert user.id is not None
         return user.id
+
+
+def db(app: Any) -> Session:
+    return Session(get_engine(app))
+
+
+def pid(app: Any, set_code: str = "M4", number: str = "M4-001") -> int:
+    with db(app) as session:
+        return printing_id(session, set_code, number)
+
+
+def owned_now(app: Any, user_id: int, printing: int, grade: ItemGrade = NM) -> tuple[int, int]:
+    with db(app) as session:
+        return owned(session, user_id, printing, grade)
+
+
+def collection_of(app: Any, user_id: int) -> dict[Any, Any]:
+    with db(app) as session:
+        return snapshot(session, user_id)
+
+
+def upload(client: Any, data: bytes, mode: str = "add", name: str = "cards.csv") -> Any:
+    return client.post(
+        "/collection/import",
+        data={"file": (BytesIO(data), name), "mode": mode},
+        content_type="multipart/form-data",
+    )
+
+
+def confirm(client: Any, preview: str) -> Any:
+    form = re.search(r'<form class="confirm-import".*?</form>', preview, re.S).group(0)
+    fields = dict(re.findall(r'name="(mode|filename|payload|confirm)" value="([^"]*)"', form))
+    return client.post("/collection/import", data=fields)

@@ -5,6 +5,9 @@ Surrogate ids differ between databases and between runs, so every row is written
 keys in their place: a game by its slug, a set by (game, code), a card by (game, name), a
 printing by (set, number), a format by (game, code), a pack template by (game, name). The
 catalogue version (random per import) is left out.
+
+Also: small catalogue folders written for an import (``write_folder``, ``small_catalogue``), the
+import and the export run in one transaction, and the catalogue read back by names.
 """
 
 from __future__ import annotations
@@ -15,9 +18,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.engine import Engine
+from sqlmodel import Session, col
+from sqlmodel import select as select_models
 
+from catalog import db as catalog_db
+from catalog.ingest import import_catalogue
+from catalog.ingest.export import export_catalogue
 from catalog.ingest.synth import write_synthetic_catalogue
 from catalog.models import (
     BanEntry,
@@ -31,6 +39,7 @@ from catalog.models import (
     Game,
     PackTemplate,
     Printing,
+    load_all,
     table_of,
 )
 
@@ -202,3 +211,87 @@ def scenario(engine: Engine, root: Path, run: Any, printings: int = 6000) -> lis
     run(engine, folder)
     digests.append(catalogue_digest(engine))
     return digests
+
+
+HEADER = "set,number,name,rarity,type,subtype,attribute,cost,attack,defense,traits,keywords,text"
+ROWS = [
+    "T1,T1-001,火龙,C,战魂,,火,2火1无,3,3,龙,飞翔|军团(4),进场时抽一张牌。",
+    "T1,T1-002,水灵,R,战魂,,水,1水,1,2,妖精|元素,护盾(1),",
+    "T1,T1-003,风之术,C,魔法,持续,风,2风,,,,瞬间,所有风属性战魂攻击力+1。",
+    "T2,T2-001,火龙,R,战魂,,火,2火1无,3,3,龙,飞翔|军团(4),进场时抽一张牌。",
+]
+
+
+def write_folder(
+    root: Path,
+    rows: list[str] | None = None,
+    manifest: str = MANIFEST,
+    header: str = HEADER,
+    name: str = "cards.csv",
+    encoding: str = "utf-8",
+) -> Path:
+    folder = root / "samsara"
+    (folder / "cards").mkdir(parents=True, exist_ok=True)
+    (folder / "manifest.toml").write_text(manifest, encoding="utf-8")
+    body = "\n".join([header, *(ROWS if rows is None else rows)]) + "\n"
+    (folder / "cards" / name).write_bytes(body.encode(encoding))
+    return folder
+
+
+def run_import(engine: Engine, *paths: Path):
+    with catalog_db.transaction(engine) as session:
+        return import_catalogue(session=session, paths=list(paths))
+
+
+def export_files(engine: Engine, out: Path, games: list[str] | None = None) -> dict[str, bytes]:
+    with catalog_db.transaction(engine) as session:
+        export_catalogue(session=session, out=out, games=games)
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+def empty_tables(engine: Engine) -> None:
+    tables = ", ".join(f'"{t.name}"' for t in load_all().sorted_tables)
+    with engine.begin() as connection:
+        if engine.dialect.name == "postgresql":
+            connection.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+        else:
+            for table in reversed(load_all().sorted_tables):
+                connection.execute(table.delete())
+
+
+def catalogue_by_names(engine: Engine) -> dict[str, Any]:
+    """Everything the import format carries, keyed by names (never by ids)."""
+    with Session(engine) as session:
+        games = {g.id: g.slug for g in session.exec(select_models(Game)).all()}
+        sets = {s.id: s for s in session.exec(select_models(CardSet)).all()}
+        cards = {
+            (games[c.game_id], c.name): (
+                c.name_en, c.type, c.subtype, c.attributes, c.faction, c.cost_text, c.cost, c.cost_total,
+                c.attack, c.defense, c.level, c.life, c.traits, c.keywords, c.text, c.extra,
+            )
+            for c in session.exec(select_models(Card)).all()
+        }  # fmt: skip
+        names = {c.id: (games[c.game_id], c.name) for c in session.exec(select_models(Card)).all()}
+        printings = sorted(
+            (games[sets[p.set_id].game_id], sets[p.set_id].code, p.number, names[p.card_id], p.rarity, p.flavor,
+             p.illustrator, p.image)
+            for p in session.exec(select_models(Printing)).all()
+        )  # fmt: skip
+        templates = {t.id: t.name for t in session.exec(select_models(PackTemplate)).all()}
+        set_rows = sorted(
+            (games[s.game_id], s.code, s.name, s.series, s.kind, s.release, s.description, s.sample,
+             templates.get(s.pack_template_id))
+            for s in sets.values()
+        )  # fmt: skip
+        formats = {
+            (games[f.game_id], f.code): (f.name, f.rules, f.legal_sets, f.params)
+            for f in session.exec(select_models(Format)).all()
+        }
+        bans = sorted(
+            (f.code, names[b.card_id], b.limit)
+            for b, f in session.exec(
+                select_models(BanEntry, Format).join(Format, col(Format.id) == col(BanEntry.format_id))
+            )
+        )
+        vocab = {g.slug: g.vocabulary for g in session.exec(select_models(Game)).all()}
+    return {"cards": cards, "printings": printings, "sets": set_rows, "formats": formats, "bans": bans, "vocab": vocab}

@@ -1,4 +1,4 @@
-"""Checks shared by the browser tests of issue 15 (layout at phone and desktop widths)."""
+"""Browser pages (a fresh context per page) and the layout checks at phone and desktop widths."""
 
 from __future__ import annotations
 
@@ -11,6 +11,13 @@ PHONE = 390
 WIDTHS = [PHONE, DESKTOP]
 # The header's height limit: one line on a desktop; brand, menu button and search box on a phone.
 HEADER_LIMIT = {DESKTOP: 72, PHONE: 110}
+
+
+def open_page(browser: Browser, *, javascript: bool = True, width: int = 1280) -> Page:
+    context = browser.new_context(java_script_enabled=javascript, viewport={"width": width, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    return page
 
 
 def new_page(browser: Browser, width: int, *, javascript: bool = True) -> Page:

@@ -6,22 +6,27 @@ transactions, so the tests see what concurrent requests would see.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from catalog import db as catalog_db
+from catalog.accounts import issue_token
 from catalog.collection.grades import ItemGrade
 from catalog.collection.ledger import adjust
+from catalog.errors import LunzangError
 from catalog.ingest import import_catalogue
 from catalog.models import CardSet, LedgerEntry, Printing, Trade
 from catalog.trading import LineSpec
+from tests.kits.catalogue import write_catalogue
 
 NOW = datetime(2026, 6, 1, 12, 0, 0, tzinfo=UTC)
 NM = ItemGrade()
@@ -31,25 +36,21 @@ NUMBERS = [f"T1-{n:03d}" for n in range(1, 9)]
 
 def write_tiny_catalogue(folder: Path) -> Path:
     """A samsara folder with one set T1 of eight cards (import format, DESIGN §3)."""
-    game = folder / "samsara"
-    (game / "cards").mkdir(parents=True, exist_ok=True)
-    (game / "manifest.toml").write_text(
-        'game = "samsara"\nname = "永恒之轮"\n\n[[sets]]\ncode = "T1"\nname = "交易测试"\n'
-        'series = "M"\nkind = "booster"\n'
-        '\n[[sets]]\ncode = "T2"\nname = "再版"\nseries = "G"\nkind = "collection"\n',
-        encoding="utf-8",
-    )
-    rows = ["set,number,name,rarity,type,attribute,cost,attack,defense,text"]
+    header = "set,number,name,rarity,type,attribute,cost,attack,defense,text"
+    rows = [header]
     names = ["赤焰剑士", "碧波术士", "疾风游侠", "厚土卫士", "圣光骑士", "暗影刺客", "龙王", "法力之泉"]
     for number, name, rarity in zip(NUMBERS, names, RARITIES, strict=True):
         rows.append(f"T1,{number},{name},{rarity},战魂,火,2火,2,2,测试用卡。")
-    (game / "cards" / "T1.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    # T2 reprints the first card: a card with two printings, for printing-specific wants
-    (game / "cards" / "T2.csv").write_text(
-        "set,number,name,rarity,type,attribute,cost,attack,defense,text\nT2,T2-001,赤焰剑士,R,战魂,火,2火,2,2,测试用卡。\n",
-        encoding="utf-8",
-    )
-    return game
+    sets = [
+        {"code": "T1", "name": "交易测试", "series": "M", "kind": "booster"},
+        {"code": "T2", "name": "再版", "series": "G", "kind": "collection"},
+    ]
+    cards = {
+        "T1.csv": "\n".join(rows) + "\n",
+        # T2 reprints the first card: a card with two printings, for printing-specific wants
+        "T2.csv": f"{header}\nT2,T2-001,赤焰剑士,R,战魂,火,2火,2,2,测试用卡。\n",
+    }
+    return write_catalogue(folder, "samsara", sets, cards, name="永恒之轮")
 
 
 @contextmanager
@@ -82,7 +83,7 @@ class Kit:
             )
 
     def owned(self, user: str, number: str, grade: ItemGrade = NM) -> tuple[int, int]:
-        from tests.collectionkit import owned
+        from tests.kits.collection import owned
 
         with Session(self.engine) as session:
             return owned(session, self.users[user], self.pids[number], grade)
@@ -120,3 +121,40 @@ def make_kit(engine: Engine, make_user, tmp_path: Path, names=("alice", "bob", "
         )
         kit.pids = {number: pid for number, pid in rows}
     return kit
+
+
+def headers(kit: Kit, name: str) -> dict[str, str]:
+    from catalog.models import User
+
+    with Session(kit.engine) as session, session.begin():
+        user = session.get(User, kit.users[name])
+        assert user is not None
+        _row, token = issue_token(session=session, user=user, name="t", now=NOW)
+    return {"Authorization": f"Bearer {token}"}
+
+
+def race(engine: Engine, *actions: Callable[[Session], Any]) -> list[Any]:
+    """Run each action in its own writer transaction, all released at once; result or error."""
+    barrier = threading.Barrier(len(actions))
+    results: list[Any] = [None] * len(actions)
+
+    def run(index: int, action: Callable[[Session], Any]) -> None:
+        barrier.wait()
+        try:
+            with tx(engine) as session:
+                results[index] = action(session)
+        except Exception as error:
+            results[index] = error
+
+    threads = [threading.Thread(target=run, args=(i, a)) for i, a in enumerate(actions)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    return results
+
+
+def won(results: list[Any]) -> list[bool]:
+    for r in results:
+        assert r is None or not isinstance(r, Exception) or isinstance(r, LunzangError), repr(r)
+    return [not isinstance(r, Exception) for r in results]

@@ -9,8 +9,9 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from catalog.events import registration as reg
+from catalog.events.standings import Result
 from catalog.models import Event
-from tests.test_decks import legal_samsara_list
+from tests.kits.deck import legal_samsara_list
 
 NOW = datetime(2026, 11, 28, 13, 0, tzinfo=UTC)
 DAY = date(2026, 11, 28)
@@ -56,3 +57,22 @@ def staff_store(session: Session, store: str, username: str) -> None:
     if user.id not in {u.id for u in stores.staff(session=session, store=row)}:
         session.add(StoreStaff(store_id=row.id, user_id=user.id, added_at=NOW))
         session.flush()
+
+
+# Issue 29: 8 players, 3 rounds, where P1 and P6 are level on points and their OMWs are the same
+# fraction, but summed in floats in a different order they differ in the last bit, so the float
+# comparison never consulted GW and named P6 champion over P1, who has the better GW (MTR 3.1).
+FLOAT_TIE = [
+    Result(1, 5, 6, 1, 2, 0),
+    Result(1, 8, 3, 2, 0, 0),
+    Result(1, 4, 2, 1, 0, 0),
+    Result(1, 7, 1, 0, 1, 0),
+    Result(2, 6, 4, 2, 1, 0),
+    Result(2, 8, 2, 0, 2, 0),
+    Result(2, 5, 7, 2, 0, 0),
+    Result(2, 3, 1, 1, 1, 1),
+    Result(3, 3, 5, 2, 1, 0),
+    Result(3, 7, 8, 0, 1, 0),
+    Result(3, 4, 1, 0, 2, 0),
+    Result(3, 6, 2, 1, 1, 1),
+]
