@@ -13,7 +13,6 @@ from catalog.search import QueryError, search
 from webapp.cli_index import with_settings
 from webapp.cli_numbers import StrictInt
 from webapp.db import get_engine
-from webapp.shapes.catalogue import CardPage
 
 
 class QueryCommand(click.Command):
@@ -86,6 +85,8 @@ def search_command(query: tuple[str, ...], game: str | None, page: int, per_page
                 click.echo(f"  {text}\n  {' ' * before}{'^' * marked}", err=True)
             sys.exit(2)
         if as_json:
+            from webapp.shapes.catalogue import CardPage  # pydantic's shapes: only for --json
+
             click.echo(json.dumps(CardPage.of(result).body(), ensure_ascii=False, indent=1))
             return
         click.echo(f"共 {result.total} 张（第 {result.page}/{result.pages} 页）")

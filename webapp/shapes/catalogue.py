@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import ConfigDict, Field, WithJsonSchema
 
 from catalog import boosters
-from catalog.boosters.completion import Completion, Distribution
-from catalog.boosters.model import PackPrinting
 from catalog.boosters.odds import Odds, RarityOdds
-from catalog.boosters.opening import Opening
 from catalog.games import DEFAULT_GAME, GAMES
 from catalog.search import SearchHit, SearchResult
 from webapp.shapes import Number, Shape
+
+if TYPE_CHECKING:  # numpy comes with the sampler: `lunzang search` and app start do without it
+    from catalog.boosters.completion import Completion, Distribution
+    from catalog.boosters.model import PackPrinting
+    from catalog.boosters.opening import Opening
+
 
 # ---------------------------------------------------------------------------- cards and sets
 
