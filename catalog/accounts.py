@@ -175,7 +175,7 @@ def change_password(
     now: datetime | None = None,
 ) -> User:
     """Set a new password after checking the old one; every other session is signed out and
-    every API token revoked (issue 16: a password changed because it leaked must not leave a
+    every API token revoked (a password changed because it leaked must not leave a
     token made with it working)."""
     if not check_password_hash(user.password_hash, old_password):
         raise AccountError(Message("原密码不正确", "the current password is wrong"))
@@ -382,7 +382,7 @@ def user_for_token(*, session: Session, token: str, now: datetime) -> TokenOwner
 
     Reads only: the caller notes the use apart when it is stale (:func:`note_token_use`), in
     its own short transaction for a read, in the request's for a write. The API calls this one
-    function (issue 28 §13: it had its own copy, so this one's tests proved nothing there).
+    function (it had its own copy, so this one's tests proved nothing there).
     """
     row = find_token(session=session, token=token)
     user = None if row is None else session.get(User, row.user_id)
@@ -391,7 +391,7 @@ def user_for_token(*, session: Session, token: str, now: datetime) -> TokenOwner
     return TokenOwner(user, row.id, token_use_is_stale(row, now))
 
 
-# How precisely "last used" is kept. Issue 16: writing it on every request made every GET of a
+# How precisely "last used" is kept. writing it on every request made every GET of a
 # token a write — "database is locked" on SQLite, one row lock serialising a token's requests on
 # PostgreSQL. Now a request writes it only when the recorded use is older than this, in its own
 # short transaction, so "last used" is right to within 5 minutes.

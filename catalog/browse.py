@@ -81,7 +81,7 @@ def sets_by_series(session: Session, game: Game) -> list[tuple[str, list[SetSumm
 
 def every_set_by_series(session: Session) -> list[tuple[Game, list[tuple[str, list[SetSummary]]]]]:
     """:func:`sets_by_series` of every imported game (registry order) in two statements, not
-    two per game (issue 32: ``/api/v1/sets`` ran 12 for three games)."""
+    two per game (``/api/v1/sets`` ran 12 for three games)."""
     counts = _rarity_counts(session, None)
     per_game: dict[str, tuple[Game, list[CardSet]]] = {}
     for card_set, game in session.execute(

@@ -27,7 +27,7 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA synchronous=NORMAL")
     # No busy_timeout pragma: the driver's ``timeout`` (make_engine) sets SQLite's busy timeout,
-    # and a pragma here used to cut every configured wait to 5 s (issue 16).
+    # and a pragma here used to cut every configured wait to 5 s.
     cursor.execute("PRAGMA cache_size=-65536")  # 64 MiB: large imports update several indexes
     cursor.close()
 
@@ -52,7 +52,7 @@ def _sqlite_begin_fix(engine: Engine) -> None:
 IMMEDIATE = "lunzang_sqlite_immediate"
 
 
-# Why a search is planned for its own words on PostgreSQL (issue 17). psycopg prepares a
+# Why a search is planned for its own words on PostgreSQL. psycopg prepares a
 # statement once a connection has run it five times, and after five more PostgreSQL may switch
 # to a *generic* plan, made without the parameters' values. For a search that is the wrong
 # trade: ``o:抽一张牌`` matches 90,000 of 100,000 cards and ``o:风属`` 15,000, behind the same

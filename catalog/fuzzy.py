@@ -1,6 +1,6 @@
 """Nearest names for a misspelt one, in bounded work whatever the size of the catalogue.
 
-Issue 16: ``difflib.get_close_matches`` over every name of the game made one unknown deck line
+``difflib.get_close_matches`` over every name of the game made one unknown deck line
 cost ~0.4 s on a 100,000-printing catalogue. :class:`NameIndex` keeps, per gram (a character
 or a pair of characters), the names containing it; a query scores only the names sharing the
 most grams with it (at most :data:`CANDIDATES`), then ranks those with RapidFuzz's ``WRatio``
@@ -34,7 +34,7 @@ class NameIndex:
 
     def __init__(self, names: Iterable[str]) -> None:
         # numpy here, not at the top: a deck check loads this module, and only a check with an
-        # unknown name builds an index (numpy costs ~0.15 s to import; issue 17).
+        # unknown name builds an index (numpy costs ~0.15 s to import;).
         import numpy as np
 
         with collector_paused():  # a gram list per name: 90,000 names at 100,000 printings

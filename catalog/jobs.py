@@ -1,4 +1,4 @@
-"""A job queue for work longer than a request (issue 34 §4): RQ on the deployment's Redis when
+"""A job queue for work longer than a request: RQ on the deployment's Redis when
 ``JOB_QUEUE_URL`` names one, else a thread of the web process. The same queue takes any long
 work: a kind is a function registered under a name (:func:`register`), given a session, the
 job's parameters and a progress callback, and returning its result and whether to commit.

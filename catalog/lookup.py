@@ -246,7 +246,7 @@ class PrintingIndex:
                             f"系列 {card_set.code} 中没有编号 {number}", f"set {card_set.code} has no number {number}"
                         )
                     )
-                # the number is trusted; the name must be one of the card's names (issue 12:
+                # the number is trusted; the name must be one of the card's names (
                 # Deckbox writes English names), so only a real mismatch is refused
                 if name and not found.is_named(name):
                     raise UnknownPrinting(

@@ -1,4 +1,4 @@
-"""One strict integer parser for every number a person types (issue 28 items 4 and 5).
+"""One strict integer parser for every number a person types.
 
 Form field names and values, query arguments, JSON values and CLI options all come through
 :func:`parse_int`: ASCII digits only (``int()`` takes ``"1_0"``, ``"²"`` fails, ``"１"`` passes:

@@ -1,4 +1,4 @@
-"""Password reset (issue 33 item 8): a one-time link, e-mailed when the site can send mail,
+"""Password reset: a one-time link, e-mailed when the site can send mail,
 else issued by an admin and handed over by them.
 
 A link carries a random token; only its SHA-256 is stored (like API tokens). It works once,

@@ -73,7 +73,7 @@ class DeckEntry:
     lines: tuple[int, ...] = ()  # decklist line numbers (for pointing at them)
     set_code: str | None = None  # the printing picked with (SET), if any
     number: str | None = None
-    # KeyForge (issue 30): the house the copies play for (a maverick's, or the heading they were
+    # KeyForge: the house the copies play for (a maverick's, or the heading they were
     # listed under), whether they are mavericks / legacy / anomalies, their bonus icons
     house: str | None = None
     maverick: bool = False

@@ -1,4 +1,4 @@
-"""Card-name suggestions while typing (issue 33 §4): a few names for a few typed characters.
+"""Card-name suggestions while typing: a few names for a few typed characters.
 
 The names come from ``card_search`` (folded name, pinyin, initials, English name per card)
 and are held in memory per (database, catalogue versions): reading 90,000 rows on every key

@@ -35,7 +35,7 @@ class _Pinyin(NamedTuple):
 
 @functools.cache
 def _pinyin() -> _Pinyin:
-    """pypinyin's dictionaries, loaded on the first name that needs its pinyin (issue 17).
+    """pypinyin's dictionaries, loaded on the first name that needs its pinyin.
 
     Importing pypinyin costs ~0.4 s (the phrase dictionary), which every command paid through
     this module; only an import computes pinyin keys — a query is matched against the keys

@@ -1,6 +1,6 @@
 // Live verdict on the deck checker: re-check the list while the player types.
 // Only an enhancement: without JavaScript the form's 检查 button does the same. The list is
-// posted (issue 33 §3: never in a URL); the server keeps it in the session and answers with the
+// posted (never in a URL); the server keeps it in the session and answers with the
 // checked page, whose verdict and charts replace these.
 (function () {
   "use strict";

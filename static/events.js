@@ -17,7 +17,7 @@
   setInterval(show, 15000);
 })();
 
-// The round view (issue 29 §1): a result button posts without a reload, marks its table and
+// The round view: a result button posts without a reload, marks its table and
 // brings the next table without a result into view. Without JavaScript the form posts and the
 // page comes back at that table (#table-N), which works the same.
 (function () {

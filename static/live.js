@@ -1,4 +1,4 @@
-// Small actions without a page load (issue 33 §3): a form marked data-live="#a #b" posts with
+// Small actions without a page load: a form marked data-live="#a #b" posts with
 // fetch, and the parts of the answer page named by its selectors replace the same parts here
 // (with the flash messages), so counts change in place and the scroll position stays. Only an
 // enhancement: without JavaScript the same form posts and the server answers with the page.

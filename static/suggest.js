@@ -1,4 +1,4 @@
-// Card-name suggestions while typing (issue 33 §4), on every input marked data-suggest (its
+// Card-name suggestions while typing, on every input marked data-suggest (its
 // value: a game slug, or empty for every game). The WAI-ARIA combobox pattern: the input is a
 // combobox owning a listbox; ↓/↑ move through the options (aria-activedescendant), Enter or a
 // click takes one, Escape closes the list; a polite status says how many there are. Requests

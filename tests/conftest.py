@@ -217,7 +217,7 @@ def _assert_ledger_sums(url: str) -> None:
             return
         with Session(engine) as session:
             problems = check_ledger(session)
-            if inspect(engine).has_table("chest_ledger"):  # silver chests obey the same rule (issue 14)
+            if inspect(engine).has_table("chest_ledger"):  # silver chests obey the same rule
                 problems += check_chests(session)
     finally:
         engine.dispose()

@@ -138,7 +138,7 @@ def test_token_is_stored_hashed_and_finds_its_owner(session: Session) -> None:
     assert row.prefix == plaintext[:10] and row.name == "脚本" and row.user_id == alice.id
     later = NOW + timedelta(hours=1)
     assert owner_of(session, plaintext, later) == alice
-    assert row.last_used_at is None  # finding the owner reads only (issue 16)
+    assert row.last_used_at is None  # finding the owner reads only
     assert row.id is not None and accounts.token_use_is_stale(row, later)
     assert accounts.note_token_use(session=session, token_id=row.id, now=later)
     assert not accounts.note_token_use(session=session, token_id=row.id, now=later + timedelta(minutes=1))
@@ -151,7 +151,7 @@ def test_token_is_stored_hashed_and_finds_its_owner(session: Session) -> None:
 
 
 def test_the_api_finds_its_caller_through_user_for_token(app: Any, engine: Any, monkeypatch: Any) -> None:
-    """Issue 28 §13: the API had its own copy of the token lookup, so the tests above proved
+    """the API had its own copy of the token lookup, so the tests above proved
     nothing about it. It now calls user_for_token, and answers by what it says."""
     import webapp.api.auth
 

@@ -1,4 +1,4 @@
-"""The admin scan-upload page (issue 7): admins only, real files, nothing stored on a bad one."""
+"""The admin scan-upload page: admins only, real files, nothing stored on a bad one."""
 
 from __future__ import annotations
 

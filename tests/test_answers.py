@@ -1,4 +1,4 @@
-"""Issue 32: answers kept by catalogue version (webapp/answers.py), their HTTP validators, and
+"""answers kept by catalogue version (webapp/answers.py), their HTTP validators, and
 the statements a page may run.
 
 Real SQLite file / PostgreSQL (the suite's DATABASE_URL), the Flask test client; the Redis
@@ -208,7 +208,7 @@ def test_two_apps_share_kept_answers_in_redis(database_url: str, engine: Engine,
         dispose(two)
 
 
-# ---- faces (issue 32 §4) ------------------------------------------------------------------
+# ---- faces ------------------------------------------------------------------
 
 
 def test_grid_images_have_sizes_a_phone_srcset_and_lazy_below_the_first_row(sample_app) -> None:

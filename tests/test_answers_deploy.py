@@ -1,4 +1,4 @@
-"""Issue 32: two ``lunzang serve`` on one PostgreSQL database and one Redis keep the catalogue's
+"""two ``lunzang serve`` on one PostgreSQL database and one Redis keep the catalogue's
 answers in Redis, and after an import (on the command line, on neither server) both answer from
 the new catalogue at once: the key of every kept answer holds the catalogue versions each
 request reads in its own transaction.

@@ -1,4 +1,4 @@
-"""The collection API (issue 6 §7): list, change, import, export, ledger — and who may do what."""
+"""The collection API: list, change, import, export, ledger — and who may do what."""
 
 from __future__ import annotations
 

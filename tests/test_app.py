@@ -19,7 +19,7 @@ def test_production_refuses_the_default_secret_key(database_url: str) -> None:
 
 @pytest.mark.parametrize("key", ["s3cret", "k" * 31, "钥" * 10])  # 10 characters, 30 bytes
 def test_production_refuses_a_short_secret_key_and_says_why(database_url: str, key: str) -> None:
-    """Issue 28 §10: a 5-character key was accepted; it signs every session (forgeable offline)."""
+    """a 5-character key was accepted; it signs every session (forgeable offline)."""
     with pytest.raises(ConfigurationError) as error:
         create_app({"DATABASE_URL": database_url, "LUNZANG_ENV": "production", "SECRET_KEY": key})
     assert "32" in error.value.message.zh and "签名" in error.value.message.zh

@@ -94,7 +94,7 @@ def test_password_resets_and_signs_out(app: Any, runner: Any) -> None:
 
 
 def test_list_shows_times_in_the_users_zone_and_names_it(app: Any, runner: Any) -> None:
-    """Issue 33 §6: the list printed UTC times unlabelled while the site shows Asia/Shanghai."""
+    """the list printed UTC times unlabelled while the site shows Asia/Shanghai."""
     from datetime import UTC, datetime
 
     runner.invoke(args=["user", "create", "alice"], input=PASSWORD + "\n")

@@ -1,4 +1,4 @@
-"""Issue 34 §4: curators upload a zipped game folder or a spreadsheet in the import format, a
+"""curators upload a zipped game folder or a spreadsheet in the import format, a
 background job runs the dry run (the CLI's report), and confirming imports it — on RQ with a real
 redis-server, or on a thread of the process when there is no Redis."""
 

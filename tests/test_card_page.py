@@ -1,4 +1,4 @@
-"""Issue 15 items 6, 7 and 18: the card page (legality per format, add to deck / collection /
+"""the card page (legality per format, add to deck / collection /
 wants, prints and reprints, the card's own keyword parameters), the set page's image grid and
 its links, and game words in English on English pages."""
 

@@ -1,4 +1,4 @@
-"""The ``lunzang`` command index (webapp/cli_index.py, issue 17): ``lunzang --help`` lists the
+"""The ``lunzang`` command index (webapp/cli_index.py,): ``lunzang --help`` lists the
 commands without importing them, and says exactly what Flask's own group would have said after
 building the app."""
 

@@ -1,4 +1,4 @@
-"""``lunzang collection import|export|undo`` (issue 6 §4)."""
+"""``lunzang collection import|export|undo``."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ def test_unknown_user_and_binary_file(sample_app, runner, make_user, tmp_path: P
 def test_a_tool_file_lists_its_ignored_columns_and_map_names_an_unknown_header(
     sample_app, runner, make_user, tmp_path: Path
 ) -> None:
-    """Issue 31 items 1 and 3: the --json report lists the ignored columns; --map names columns."""
+    """the --json report lists the ignored columns; --map names columns."""
     manabox = (
         "Binder Name,Binder Type,Name,Set code,Set name,Collector number,Foil,Rarity,Quantity,ManaBox ID,"
         "Scryfall ID,Purchase price,Misprint,Altered,Condition,Language,Purchase price currency\n"

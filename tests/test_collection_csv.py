@@ -1,4 +1,4 @@
-"""Collection CSV import/export (issue 6 §4) and the grade vocabularies."""
+"""Collection CSV import/export and the grade vocabularies."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 31 item 4: exports for Deckbox, ManaBox, Moxfield and a plain XLSX.
+"""exports for Deckbox, ManaBox, Moxfield and a plain XLSX.
 
 Each reads back into us with nothing lost that we store (quantity, for trade, condition,
 language, finish), is recognised as its tool by its documented header, and carries no live

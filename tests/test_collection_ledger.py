@@ -1,4 +1,4 @@
-"""The ledger (issue 6 §3): every quantity change ledgered, never negative, race-free."""
+"""The ledger: every quantity change ledgered, never negative, race-free."""
 
 from __future__ import annotations
 

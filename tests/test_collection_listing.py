@@ -1,4 +1,4 @@
-"""The collection page's placing, kept per collection version (issue 17).
+"""The collection page's placing, kept per collection version.
 
 Pages 1…N, concatenated, are exactly the rows of one unpaged query sorted by the page's order
 (the contract: set order = game, set position, number, item; name order = pinyin, name, then

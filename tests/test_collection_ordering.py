@@ -1,4 +1,4 @@
-"""The collection page's orders of the printings, stored after an import (issue 17): a process
+"""The collection page's orders of the printings, stored after an import: a process
 reads them instead of sorting the catalogue, only while the catalogue is the one they were made
 of. (That pages sorted by them are exactly SQL's order: tests/test_collection_listing.py.)"""
 

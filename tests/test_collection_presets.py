@@ -1,4 +1,4 @@
-"""Issue 31 item 1: collection files from other tools, in the exact header rows they write.
+"""collection files from other tools, in the exact header rows they write.
 
 Each tool's file imports with the right cards, quantities, for-trade counts and grades; the
 columns we do not read are ignored and listed; a file of the same kind we have not seen (columns

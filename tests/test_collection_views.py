@@ -1,4 +1,4 @@
-"""Wants, haves and the keep rule (issue 6 §5); totals, completion, history and saved decks (§6)."""
+"""Wants, haves and the keep rule; totals, completion, history and saved decks (§6)."""
 
 from __future__ import annotations
 
@@ -185,7 +185,7 @@ def test_saved_decks_ownership_and_missing_to_wants(sample_catalogue: Engine, al
 
 
 def test_raising_a_want_from_a_deck_keeps_its_language_and_finish(sample_catalogue: Engine, alice: int) -> None:
-    """Issue 13 §4: "add missing to wants" raises the quantity of a 闪 want, it does not widen it to any finish."""
+    """ "add missing to wants" raises the quantity of a 闪 want, it does not widen it to any finish."""
     with catalog_db.transaction(sample_catalogue) as session:
         card_id = find_card(session=session, game="samsara", name="小红帽·森林歌者").id
         assert card_id is not None
@@ -197,7 +197,7 @@ def test_raising_a_want_from_a_deck_keeps_its_language_and_finish(sample_catalog
 
 
 def test_collection_pages_in_set_order_across_sets_and_grades(sample_catalogue: Engine, alice: int) -> None:
-    """The page is chosen from the sets it falls in (issue 17): whatever the page size, the pages
+    """The page is chosen from the sets it falls in: whatever the page size, the pages
     run through the items in (game, set position, number, item) order without gap or overlap,
     across set boundaries and grades of one printing, and a page past the end is empty."""
     from sqlmodel import col, select

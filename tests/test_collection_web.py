@@ -1,4 +1,4 @@
-"""The collection pages (issue 6): my collection, the item forms, set completion and checklist,
+"""The collection pages: my collection, the item forms, set completion and checklist,
 CSV import with preview and undo, history, export. Every page is the signed-in user's own."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Deck images and proxy sheets (issue 7): sizes, pages, scans used, the CLI and the web links.
+"""Deck images and proxy sheets: sizes, pages, scans used, the CLI and the web links.
 
 The proxy PDF itself is tested in tests/test_proxies.py."""
 

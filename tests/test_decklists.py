@@ -84,7 +84,7 @@ def test_unknown_and_ambiguous_lines_are_violations(line: str, code: str) -> Non
 
 
 def test_a_card_not_in_the_set_named_counts_and_says_so() -> None:
-    deck, [problem] = one("主卡组:\n1 龍王 (M4)")  # no printing in that set (issue 12 item 7)
+    deck, [problem] = one("主卡组:\n1 龍王 (M4)")  # no printing in that set
     assert problem.code == "card_not_in_set" and "M1、G2" in problem.message.replace("G2、M1", "M1、G2")
     assert [e.card.name for e in deck.entries] == ["龍王"]
     deck, [problem] = one("主卡组:\n1 龍王 (XX)")  # no such set: the name still counts

@@ -1,4 +1,4 @@
-"""Issue 31 item 5: decklists pasted from anywhere — MTG Arena (headers without a colon, About /
+"""decklists pasted from anywhere — MTG Arena (headers without a colon, About /
 Name metadata), MTGO (a blank line before the sideboard), bullets, × / x counts on either side,
 .ydk (#main / #extra / !side), Chinese headers without a colon — mapped to our sections; a line
 that looks like a header but is not one is reported as such. The four pasted formats give the

@@ -113,7 +113,7 @@ def test_nav_links_to_the_checker(client: Any) -> None:
 
 
 def test_plus_minus_and_add_post_the_list_and_never_put_it_in_a_url(sample_app: Any, client: Any) -> None:
-    """Issue 33 §3: the + / − buttons and "add" post the list; the answer is the bare /decks."""
+    """the + / − buttons and "add" post the list; the answer is the bare /decks."""
     base = {"game": "samsara", "list": "3 小红帽·森林歌者\n"}
     page = client.post("/decks", data=base)
     assert page.status_code == 303 and "list=" not in page.headers["Location"]
@@ -188,7 +188,7 @@ def test_working_deck_edits_go_back_to_local_paths_only(client: Any, target: str
 
 
 def test_print_sheet_fills_the_set_column(sample_app: Any) -> None:
-    """Issue 15 item 12: a line without (SET) shows the sets the card is printed in."""
+    """a line without (SET) shows the sets the card is printed in."""
     body = (
         sample_app.test_client()
         .get("/decks/print", query_string={"game": "samsara", "list": "3 孙悟空\n1 小红帽·狼猎手 (M4)\n"})
@@ -200,7 +200,7 @@ def test_print_sheet_fills_the_set_column(sample_app: Any) -> None:
 
 
 def test_deck_image_of_unknown_cards_is_the_sites_error_page(sample_app: Any) -> None:
-    """Issue 15 item 12: not Werkzeug's bare "400 Bad Request" page."""
+    """not Werkzeug's bare "400 Bad Request" page."""
     response = sample_app.test_client().get(
         "/decks/image.png", query_string={"game": "samsara", "list": "3 nosuchcard"}
     )
@@ -210,7 +210,7 @@ def test_deck_image_of_unknown_cards_is_the_sites_error_page(sample_app: Any) ->
 
 
 def test_an_illegal_deck_is_offered_its_image_and_proxies_with_the_illegal_badge(sample_app: Any, client: Any) -> None:
-    """Issue 15 item 12: a deck that breaks the rules (too small here) can still be drawn and
+    """a deck that breaks the rules (too small here) can still be drawn and
     printed; the page says 不合法 beside the links and the image carries the red badge."""
     import io
 
@@ -232,7 +232,7 @@ def test_an_illegal_deck_is_offered_its_image_and_proxies_with_the_illegal_badge
 
 
 def test_the_type_chart_says_it_counts_the_extra_deck(sample_app: Any, sample_catalogue: Any) -> None:
-    """Issue 15 item 12: the other charts count the main deck; the type chart's title says it
+    """the other charts count the main deck; the type chart's title says it
     counts both, and its bars include the extra deck's stones."""
     from tests.kits.deck import legal_samsara_list
 

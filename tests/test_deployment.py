@@ -1,4 +1,4 @@
-"""Issue 16 items 13 and 15: the deployment of DESIGN §9, for real.
+"""the deployment of DESIGN §9, for real.
 
 Two ``lunzang serve`` instances (gunicorn, 2 workers each) on two loopback ports share one
 PostgreSQL database and one Redis. Proven here: a session and a token made on one work on the

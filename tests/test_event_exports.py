@@ -1,4 +1,4 @@
-"""Exports a shop can hand over (issue 29 §8): no text cell of any event, season or exchange
+"""Exports a shop can hand over: no text cell of any event, season or exchange
 export is a formula (CSV behind a ``'``, XLSX stored as text with Excel's quote prefix), the
 tiebreakers are percent cells, columns are fitted, the deck text wraps, players are sorted by
 pinyin, and CSV headers follow the page's language (``--header en`` for scripts)."""

@@ -1,4 +1,4 @@
-"""Players know where to sit (issue 29 §7): the public page says when it was generated and when
+"""Players know where to sit: the public page says when it was generated and when
 the round was posted, and changes its version when a round or a result comes in; "after round
 N" counts completed rounds only; after the finish it shows final placings and chests, not a
 table; one pending report per player per table, conflicting reports flagged; QR codes (SVG)

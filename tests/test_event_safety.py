@@ -1,4 +1,4 @@
-"""Nothing irreversible on one tap (issue 29 §2), deck gates (§3) and editing an event (§4):
+"""Nothing irreversible on one tap, deck gates (§3) and editing an event (§4):
 consequences stated before a confirmation, undo where the world allows it (undrop, unlock,
 reopen with the chests reversed through the ledger), the audit log, the deck policy, the
 explicit choice for flagged prize winners, edits before round 1 (web and CLI)."""

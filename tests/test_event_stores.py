@@ -1,4 +1,4 @@
-"""Stores are accounts (issue 29 §6): an organiser acts only for the stores they staff. Another
+"""Stores are accounts: an organiser acts only for the stores they staff. Another
 store's redemption, minting (an event at that store, a prize table past the cap), repricing and
 balance reads are refused with 403 and change nothing; admins create stores and assign staff
 on /admin/stores (granting the organiser role, recorded)."""

@@ -132,7 +132,7 @@ def test_bad_input_exits_2_and_changes_nothing(sample_app: Any, runner: Any, tmp
 
 
 def test_the_float_tie_event_names_p1_champion(sample_app: Any, runner: Any, tmp_path: Path) -> None:
-    """Issue 29: the 8-player, 3-round event imported with ``event pair --from`` and ``event
+    """the 8-player, 3-round event imported with ``event pair --from`` and ``event
     report --file`` where two OMWs of exactly 11/27 differed as floats and P6 was champion."""
     from tests.kits.event import FLOAT_TIE
 

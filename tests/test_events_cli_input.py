@@ -1,4 +1,4 @@
-"""Issue 28 item 8: ``lunzang event …`` refuses huge numbers and unusable text with one clear
+"""``lunzang event …`` refuses huge numbers and unusable text with one clear
 line and exit status 2 — no traceback (PostgreSQL refused them with a SQLAlchemy one) — and
 changes nothing."""
 

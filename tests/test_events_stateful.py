@@ -1,4 +1,4 @@
-"""Events as a state machine (issue 28 §12, the events half; issue 29): hypothesis drives
+"""Events as a state machine (the events half;): hypothesis drives
 register, pair, report, correct, drop, undrop, finish, reopen and spending chests in any order
 against a real SQLite database, and after every step checks that nobody met the same opponent
 twice, that an event's chests are in the ledger exactly once while it is finished (and not at

@@ -35,7 +35,7 @@ def shuimo(monkeypatch: pytest.MonkeyPatch, engine: Engine) -> Engine:
         ("3 松风\n2 竹影\n1 远山卷\n", False, ["too_many_copies"]),
         ("2 松风\n2 竹影\n", False, ["deck_too_small"]),
         ("2 松风\n2 竹影\n3 远山卷\n", False, ["deck_too_large", "too_many_copies"]),
-        # an unknown line counts with its copies (issue 12): 7 cards as the player meant them
+        # an unknown line counts with its copies: 7 cards as the player meant them
         ("2 松风\n2 竹影\n2 远山卷\n1 不存在\n", False, ["deck_too_large", "unknown_card"]),
         ("2 松风\n2 竹影\n1 远山卷\n1 不存在\n", False, ["unknown_card"]),
     ],

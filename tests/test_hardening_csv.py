@@ -1,4 +1,4 @@
-"""Issue 16 items 9 and 11: a bad CSV's answer is bounded; exports never carry a live formula."""
+"""a bad CSV's answer is bounded; exports never carry a live formula."""
 
 from __future__ import annotations
 

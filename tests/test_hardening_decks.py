@@ -1,4 +1,4 @@
-"""Issue 16 item 2: the deck checker's work is bounded whatever the catalogue and the list.
+"""the deck checker's work is bounded whatever the catalogue and the list.
 
 The card pool is cached per catalogue version (a value in the database that every import
 changes, so several app servers agree), suggestions come from a bounded index, and a list has
@@ -60,7 +60,7 @@ def test_an_uncommitted_import_never_reaches_other_sessions(sample_catalogue: En
 
 
 def test_the_pool_decodes_each_json_text_once_and_matches_the_cards(sample_catalogue: Engine) -> None:
-    # Issue 17: read as json, PostgreSQL's driver decoded each of the 3.6 million JSON values of
+    # read as json, PostgreSQL's driver decoded each of the 3.6 million JSON values of
     # a million printings into its own object (a third of the first check's CPU). The pool reads
     # them as text and decodes each distinct text once, on every database.
     check._pools.clear()

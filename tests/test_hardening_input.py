@@ -1,4 +1,4 @@
-"""Issue 16 item 8: no 500 from input, on every route, from one validation layer.
+"""no 500 from input, on every route, from one validation layer.
 
 Every rule of the URL map is requested with the values the probe used — a superscript digit
 where a number goes (``page=²``: ``isdigit`` but not ``int``), 20-digit ids in the path and the

@@ -1,4 +1,4 @@
-"""Issue 16 item 1: a proxy PDF request is bounded in copies, and in memory whatever it asks.
+"""a proxy PDF request is bounded in copies, and in memory whatever it asks.
 
 The memory is measured in a child process (its own peak RSS, VmHWM), because the test
 process itself has already grown by other tests: the child warms up with a one-card PDF (fonts,

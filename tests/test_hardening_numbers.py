@@ -1,4 +1,4 @@
-"""Issue 28 items 4 and 5: one strict integer parser for names, values, queries, JSON and CLI.
+"""one strict integer parser for names, values, queries, JSON and CLI.
 
 ASCII digits only (``1_0``, ``²``, ``１`` refused), bounded by the column the number is stored
 in (2³¹−1 for an ``Integer``): a clear 4xx in the user's language, nothing changed.

@@ -1,4 +1,4 @@
-"""Issue 28 item 6: a path segment no storage takes (NUL, a lone surrogate) is refused in one
+"""a path segment no storage takes (NUL, a lone surrogate) is refused in one
 place, before any view runs: 404 with a clear page (JSON under ``/api/``), never a 500 —
 PostgreSQL refuses NUL in text. Every route of the URL map is tried, so a new route cannot
 forget."""

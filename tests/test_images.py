@@ -1,4 +1,4 @@
-"""Rendered card faces (issue 7): sizes, glyphs, layout, cache, the image route and the CLI."""
+"""Rendered card faces: sizes, glyphs, layout, cache, the image route and the CLI."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The streaming importer (issue 17 item 4): it writes the rows the importer before it wrote,
+"""The streaming importer: it writes the rows the importer before it wrote,
 bad input anywhere still changes nothing, and its memory does not grow with the catalogue
 beyond the index of names and numbers every row is checked against."""
 

@@ -1,4 +1,4 @@
-"""KeyForge decks as objects (issue 30 §2–§4): keyteki's deck JSON (one or a list), Master
+"""KeyForge decks as objects: keyteki's deck JSON (one or a list), Master
 Vault's shape, pasted text with a heading per house and markers; mavericks and multi-house cards
 count in the house they play for; tokens and other non-deck cards count in none."""
 

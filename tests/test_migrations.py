@@ -198,7 +198,7 @@ def test_0015_rebuilds_card_search_integers_first_keeping_its_rows() -> None:
 
 
 def test_0025_makes_accounts_of_the_stores_in_use(tmp_path: Path) -> None:
-    """Issue 29 §6: every store name in use becomes a store, its events' organisers its staff."""
+    """every store name in use becomes a store, its events' organisers its staff."""
     from alembic import command
     from sqlalchemy import text
 

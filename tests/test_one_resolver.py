@@ -1,4 +1,4 @@
-"""Issue 31 item 2: a card is found the way people write it, the same in a collection file and a
+"""a card is found the way people write it, the same in a collection file and a
 decklist (one resolver, catalog/lookup.py): numbers with or without padding and set prefix, the
 set by code in any case or by name in either script, names in Chinese (either script), English,
 pinyin. Both databases."""

@@ -1,4 +1,4 @@
-"""Issue 28 item 11: the API document's OpenAPI links lead from what creates or lists trades and
+"""the API document's OpenAPI links lead from what creates or lists trades and
 events to everything that acts on them, so a client (or schemathesis' stateful phase, ``make
 fuzz``) can create a trade and then counter, accept, send, receive, dispute or cancel it, and
 go from an event to its pairings and from a pairing to its result."""

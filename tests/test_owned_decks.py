@@ -1,4 +1,4 @@
-"""Players own decks (issue 30 §5): "my decks" from a file, pasted text or the catalogue of known
+"""Players own decks: "my decks" from a file, pasted text or the catalogue of known
 decks; marked for trade; traded whole through the offer machinery (a deck is one unit, never
 loose copies; every change of owner in the deck ledger); an event registration with one of
 one's decks locks its identity. Runs on the sample catalogue (both databases)."""

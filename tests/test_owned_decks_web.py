@@ -1,4 +1,4 @@
-"""My decks on the web (issue 30 §4–§5): add by pasting, uploading or picking a known deck, mark for
+"""My decks on the web: add by pasting, uploading or picking a known deck, mark for
 trade, the deck page's houses, cards by house, enhancements and figures, and a whole-deck offer."""
 
 from __future__ import annotations

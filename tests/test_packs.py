@@ -1,4 +1,4 @@
-"""Booster simulator (issue 5): openings, exact odds, completion — pure tables, then the database."""
+"""Booster simulator: openings, exact odds, completion — pure tables, then the database."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def test_same_seed_same_cards_and_different_seeds_differ() -> None:
 
 
 # The first box of M4 (the model above) at seed 42, pack by pack, as card numbers X-NNN. Written
-# down once: "same seed ⇒ same cards on every machine" (issue 28 §13) needs the cards pinned as
+# down once: "same seed ⇒ same cards on every machine" needs the cards pinned as
 # data, not only two runs in one process agreeing. A change here breaks every shared seed link.
 GOLDEN_M4_SEED_42 = [
     "007 009 010 014 015 020 021 003",
@@ -425,7 +425,7 @@ def test_box_collation_gives_exact_counts_in_every_box(engine: Engine, tmp_path:
     assert result.complete.mean == pytest.approx(result.complete.exact_mean, rel=0.03)
 
 
-# ---- completion from a collection (issue 33 §7) -------------------------------------------
+# ---- completion from a collection -------------------------------------------
 
 
 def test_exact_expectation_from_a_collection_by_hand() -> None:
@@ -453,7 +453,7 @@ def test_from_my_collection_monte_carlo_meets_the_exact_mean_and_playsets_shrink
 
 
 def test_the_exact_mean_is_computed_once_per_structure(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 33 §7: the exact sum was 0.65 s of the completion page's 0.74; it is kept."""
+    """the exact sum was 0.65 s of the completion page's 0.74; it is kept."""
     import catalog.boosters.completion as completion
 
     calls: list[Any] = []

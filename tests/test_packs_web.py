@@ -200,7 +200,7 @@ def test_every_seed_up_to_2_63_opens(sample_app: Any, seed: str, status: int) ->
 
 
 def test_completion_from_my_collection(sample_app: Any, login: Any) -> None:
-    """Issue 33 §7: how many more boxes given what I own; the exact mean counts only what I lack."""
+    """how many more boxes given what I own; the exact mean counts only what I lack."""
     import re
 
     from sqlmodel import Session

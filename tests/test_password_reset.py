@@ -1,4 +1,4 @@
-"""Password reset (issue 33 item 8): by e-mail when SMTP is configured (a real SMTP server,
+"""Password reset: by e-mail when SMTP is configured (a real SMTP server,
 aiosmtpd, started here), by an admin-issued one-time link otherwise. The link works once and
 expires; a new password ends the user's other sessions, API tokens and open links."""
 

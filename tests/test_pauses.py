@@ -1,6 +1,6 @@
 """The garbage collector is paused while a large structure is built (catalog/pauses.py): the
 import, a game's card pool and its name index. Building hundreds of thousands of long-lived
-objects otherwise triggers full collections that walk all of them (issue 17 item 4)."""
+objects otherwise triggers full collections that walk all of them."""
 
 from __future__ import annotations
 

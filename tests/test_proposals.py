@@ -1,4 +1,4 @@
-"""Issue 34 §2–§3: players propose catalogue changes with a source, curators approve (a revision
+"""players propose catalogue changes with a source, curators approve (a revision
 crediting the proposer, through the importer's checks), edit then approve, or reject; a photo
 may become the face of a printing without a scan."""
 

@@ -1,4 +1,4 @@
-"""Issue 34 §6: each set says where its data comes from — our sample (the 样例数据 badge, only
+"""each set says where its data comes from — our sample (the 样例数据 badge, only
 there), an imported source (a manifest's ``source``, or the community file read, e.g. the
 KeyForge CotA JSON), or the community — and links its history on the site."""
 

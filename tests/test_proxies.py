@@ -1,4 +1,4 @@
-"""Proxy PDFs (issue 7; issue 15 item 13): A4 pages of 63×88 mm cards with cut marks, one JPEG
+"""Proxy PDFs (): A4 pages of 63×88 mm cards with cut marks, one JPEG
 image per distinct face drawn for every copy, a face cache, and leaving out basic cards."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def _solid(colour: tuple[int, int, int], size: tuple[int, int]) -> Image.Image:
 
 
 def read_pdf(data: bytes) -> PdfReader:
-    """The PDF as a real parser reads it (strict: a broken cross-reference table fails), issue 28 §13."""
+    """The PDF as a real parser reads it (strict: a broken cross-reference table fails)."""
     assert data.startswith(b"%PDF-")
     reader = PdfReader(io.BytesIO(data), strict=True)
     return reader
@@ -138,7 +138,7 @@ def _deck(engine: Engine, stones: int = 3) -> str:
 
 
 def test_a_75_card_deck_draws_each_distinct_face_once_and_stays_small(sample_catalogue: Engine, tmp_path: Path) -> None:
-    """Issue 15 item 13: 6.6 MB before; the target is ≤ 2 MB."""
+    """6.6 MB before; the target is ≤ 2 MB."""
     text = _deck(sample_catalogue, stones=4)
     with Session(sample_catalogue) as session:
         check = check_decklist(session=session, text=text, game="samsara")

@@ -1,4 +1,4 @@
-"""Issue 28 item 9: Redis away must not lock anyone out.
+"""Redis away must not lock anyone out.
 
 A real ``redis-server`` on a throwaway port (``LUNZANG_TEST_REDIS_PORT``, default 6390), started
 and stopped by the test: with it up the sign-in counters live there; stopped, sign-in keeps

@@ -61,7 +61,7 @@ def test_cota_reimport_is_a_no_op(engine: Engine) -> None:
 @needs_cota
 def test_broken_community_json_is_refused(engine: Engine, tmp_path: Path) -> None:
     data = json.loads(COTA.read_text(encoding="utf-8"))
-    # the vocabularies are open (issue 30): a new word is accepted, a value that is no word is not
+    # the vocabularies are open: a new word is accepted, a value that is no word is not
     data["cards"][4]["rarity"] = "Myth<ic>"
     data["cards"][7]["house"] = "atlantis!!"
     path = tmp_path / "broken.json"

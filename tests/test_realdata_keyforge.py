@@ -1,4 +1,4 @@
-"""Every real KeyForge set in one catalogue (issue 30): open vocabularies, errata, multi-house
+"""Every real KeyForge set in one catalogue: open vocabularies, errata, multi-house
 cards, names as people write them. Uses ../shared/realdata when it is there."""
 
 from __future__ import annotations

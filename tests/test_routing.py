@@ -1,4 +1,4 @@
-"""URL rules build their URLs lazily (webapp/routing.py, issue 17): every URL the app can build
+"""URL rules build their URLs lazily (webapp/routing.py,): every URL the app can build
 is the same as werkzeug's own rules build, with and without extra query arguments."""
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ def test_longzhiyi_deck_size_besides_the_weapon(kind: str, size: int, expected: 
     [
         ("", ["weapon_missing"]),
         ("1 青霜劍\n", []),
-        ("额外卡组:\n1 青霜劍\n", ["extra_deck_not_used"]),  # no extra deck in 龍之弈 (issue 12)
+        ("额外卡组:\n1 青霜劍\n", ["extra_deck_not_used"]),  # no extra deck in 龍之弈
         ("1 青霜劍\n1 陰陽雙劍\n", ["too_many_weapons"]),
     ],
 )

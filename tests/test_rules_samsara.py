@@ -110,7 +110,7 @@ def test_trait_restriction(extra_lines: str, expected: list[str]) -> None:
 
 def test_trait_restriction_allows_magic_without_the_trait_and_counts_the_side_board() -> None:
     assert codes(main_of(46) + "1 童话之书\n3 火球术\n" + "额外卡组:\n8 火之法力石\n2 光之法力石\n") == []
-    # the 限定 card in the side board can be swapped in: the deck must be legal with it (issue 12)
+    # the 限定 card in the side board can be swapped in: the deck must be legal with it
     assert [c for c in codes(main_of(50) + "1 火龙\n备牌:\n1 童话之书\n" + EXTRA) if c != "attribute_without_mana"] == [
         "trait_restriction"
     ]
@@ -208,7 +208,7 @@ def test_every_problem_at_once_with_messages_and_cards() -> None:
 
 
 def test_english_messages_name_attributes_in_english() -> None:
-    """Issue 33 §5: "need 水 mana" read half Chinese on the English pages."""
+    """ "need 水 mana" read half Chinese on the English pages."""
     verdict = check(main_of(49) + "1 光暗双子\n额外卡组:\n8 火之法力石\n", POOL, STANDARD)
     messages = sorted(v.message_en for v in verdict.violations if v.code == "attribute_without_mana")
     assert [m.split(":")[0] for m in messages] == [

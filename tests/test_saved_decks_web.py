@@ -1,4 +1,4 @@
-"""Saved decks on the web (issue 6 §6): save from the check page, the list with legality and
+"""Saved decks on the web: save from the check page, the list with legality and
 what the collection covers, one deck's page, missing cards into the want list, owner-only."""
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def test_save_list_and_open_a_deck(sample_app: Any, client: Any, sample_catalogu
     )
     assert sorted(lines) == [("小红帽·森林歌者", "2", "2", "0"), ("小红帽·狼猎手", "1", "1", "0")]
     assert "把缺少的卡加入需求列表" not in page  # nothing missing
-    # Illegal (too small), yet offered its image and proxies, beside the 不合法 badge (issue 15 item 12).
+    # Illegal (too small), yet offered its image and proxies, beside the 不合法 badge.
     assert "不合法" in page and "下载卡组图片" in page and 'class="proxy-form"' in page
 
 
@@ -212,7 +212,7 @@ def test_deck_posts_without_csrf_token_are_refused(
 
 
 def test_saved_deck_header_image_title_and_sheet_name(sample_app: Any, client: Any, login: Any) -> None:
-    """Issue 33 §6: the header shows 标准 (not standard), the image link carries the deck's name
+    """the header shows 标准 (not standard), the image link carries the deck's name
     (its title read 未命名卡组), and the registration sheet fills in the signed-in player."""
     import re
 

@@ -1,4 +1,4 @@
-"""Uploaded card scans (issue 7): refusals, normalisation, storage by hash, serving, the CLI."""
+"""Uploaded card scans: refusals, normalisation, storage by hash, serving, the CLI."""
 
 from __future__ import annotations
 

@@ -347,7 +347,7 @@ def test_pages_and_totals_do_not_depend_on_the_match_cap(
     assert pages(7) == expected
 
 
-# ---- how search talks to each database (issue 17: PostgreSQL as fast as SQLite) -------------
+# ---- how search talks to each database (PostgreSQL as fast as SQLite) -------------
 
 
 def _card_keys(engine: Engine) -> list[tuple[str, str]]:

@@ -1,5 +1,5 @@
 """The search language meets the signed-in user: own/want/trade on /cards, the help page and
-GET /api/v1/cards, and ``printing_ids_matching`` filtering a collection (issue 6)."""
+GET /api/v1/cards, and ``printing_ids_matching`` filtering a collection."""
 
 from __future__ import annotations
 

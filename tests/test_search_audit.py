@@ -168,7 +168,7 @@ def test_every_vocabulary_word_the_importer_knows_is_a_search_word(catalogue: En
         ):
             for word, term in spellings.items():
                 canonical = found.setdefault(f"{slug}:{key}:{term}", names(catalogue, f'g:{slug} {key}:"{term}"'))
-                # each spelling finds exactly the cards of its term (issue 28 §13: this only ran them)
+                # each spelling finds exactly the cards of its term (this only ran them)
                 assert names(catalogue, f'g:{slug} {key}:"{word}"') == canonical, (slug, key, word, term)
                 compared += bool(canonical)
     # and the terms the catalogues use do find their cards, whatever the spelling

@@ -113,7 +113,7 @@ def test_tile_shows_the_card_facts_and_links_to_the_card(web) -> None:
         assert fact in text
     assert re.search(r'class="rarity" data-game="samsara" data-rarity="\w+"', tile)
     assert f'href="{card_url("samsara", "龙人四灵·玄武圣尊")}"' in tile
-    # The only picture is the face rendered from this printing's data (issue 7), never other art.
+    # The only picture is the face rendered from this printing's data, never other art.
     assert tile.count("<img") == 1
     assert re.search(r'<img class="tile-image" src="/images/samsara/M\d+/M\d+-\d+\.small\.webp\?v=\w+" alt=""', tile)
 

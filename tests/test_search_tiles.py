@@ -1,4 +1,4 @@
-"""Result tiles are rendered once per printing and kept (issue 17, webapp/cards/tiles.py): until
+"""Result tiles are rendered once per printing and kept (webapp/cards/tiles.py): until
 the game's next import, in the reader's language, with the printing's current image; the
 buttons under a tile stay the page's own."""
 

@@ -1,4 +1,4 @@
-"""What starting costs (issue 17): creating the app, ``lunzang --help``, a search and a deck check
+"""What starting costs: creating the app, ``lunzang --help``, a search and a deck check
 load none of the heavy libraries. pypinyin (~0.4 s: its phrase dictionary) is for an import
 computing new pinyin keys, numpy for packs, pairings and misspelt names (RapidFuzz for those
 too), Pillow for drawing,

@@ -1,4 +1,4 @@
-"""Name suggestions while typing (issue 33 §4): the JSON endpoint and the index behind it."""
+"""Name suggestions while typing: the JSON endpoint and the index behind it."""
 
 from __future__ import annotations
 

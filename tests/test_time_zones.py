@@ -1,4 +1,4 @@
-"""Times in the reader's time zone (issue 15 item 15): one Jinja filter for every time on pages,
+"""Times in the reader's time zone: one Jinja filter for every time on pages,
 the user's zone from /account (validated against zoneinfo, migration 0010), Asia/Shanghai for
 everyone else, ISO-8601 UTC in JSON."""
 
@@ -141,7 +141,7 @@ def test_json_keeps_iso_utc(sample_app: Any, client: Any, login: Any) -> None:
 def test_an_event_deadline_is_typed_in_the_organisers_zone(sample_app: Any, client: Any, login: Any) -> None:
     login(client, "shop", role="organizer")
     with Session(engine_of(client)) as session, session.begin():
-        staff_store(session, "店", "shop")  # issue 29 §6: an organiser creates events for their store only
+        staff_store(session, "店", "shop")  # an organiser creates events for their store only
     form = client.get("/events/new").get_data(as_text=True)
     assert "卡组截止时间（Asia/Shanghai" in form
     data = {"name": "月赛", "game": "samsara", "format": "standard", "date": "2026-11-28", "store": "店",

@@ -1,4 +1,4 @@
-"""Trading pages (issue 13 §6): inbox, composer, trade page, actions, matches, price list, profile."""
+"""Trading pages: inbox, composer, trade page, actions, matches, price list, profile."""
 
 from __future__ import annotations
 
@@ -133,7 +133,7 @@ def _allowance(page: str, name: str) -> tuple[int, int]:
 def test_the_counter_form_shows_and_the_server_enforces_what_the_new_version_may_take(
     app: Any, kit: Kit, login: Any
 ) -> None:
-    """Issue 28 §3: countering bob's version, alice's rows showed for trade plus what the trade
+    """countering bob's version, alice's rows showed for trade plus what the trade
     asks of her (her lines are not held by bob's version): 2 shown as 4, owning 1 shown as 2."""
     from tests.kits.trade import headers
 
@@ -196,7 +196,7 @@ def test_the_counter_form_shows_and_the_server_enforces_what_the_new_version_may
     ids=["5 MB price", "5 MB quoted field", "huge header", "NUL"],
 )
 def test_a_price_list_the_csv_module_cannot_read_is_a_422(app: Any, kit: Kit, login: Any, body: bytes) -> None:
-    """Issue 28 §7: a field over the csv module's limit answered 500 (``_csv.Error``)."""
+    """a field over the csv module's limit answered 500 (``_csv.Error``)."""
     alice = app.test_client()
     login(alice, "alice")
     # the multipart body written here: the test client would spool a large one to a file it never closes
@@ -208,7 +208,7 @@ def test_a_price_list_the_csv_module_cannot_read_is_a_422(app: Any, kit: Kit, lo
 
 
 def test_grade_cells_read_in_english_on_english_pages(app: Any, kit: Kit, login: Any) -> None:
-    """Issue 33 §5: trade lines read "LP · 简中 · 普通" on the English pages."""
+    """trade lines read "LP · 简中 · 普通" on the English pages."""
     alice = app.test_client()
     login(alice, "alice")
     composer = alice.get("/trades/new?to=bob&lang=en").get_data(as_text=True)

@@ -1,4 +1,4 @@
-"""Trading use cases (issue 13 §1–3): offers, reservation, needs attention, settlement, expiry.
+"""Trading use cases: offers, reservation, needs attention, settlement, expiry.
 
 Anchors: OpenMTG (any edit resets both confirmations), SteamKey.Trade (accept refused when the
 item is gone; disputed must not show as completed), Deckbox (a cancel after acceptance needs

@@ -1,4 +1,4 @@
-"""Matching (issue 13 §4): two-sided coverage over public lists, want − owned, printing-specific
+"""Matching: two-sided coverage over public lists, want − owned, printing-specific
 wants, worst acceptable condition, keep-N, held copies; the balance in points or prices."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Exact trade matching (issue 28 §1): the copies a partner can give equal a brute-force
+"""Exact trade matching: the copies a partner can give equal a brute-force
 reference, per card and end to end (both directions, card and printing wants, grades, keep-N)."""
 
 from __future__ import annotations
@@ -179,7 +179,7 @@ def reference(pop: Population, me: str) -> dict[str, tuple[int, int]]:
             if user != who:
                 continue
             need = short[(card, number)]
-            if number is None:  # issue 28 §2: less what the printing wants it covers still miss
+            if number is None:  # less what the printing wants it covers still miss
                 need -= sum(
                     short[(card, n)]
                     for (u, c, n), (_, w, lang, fin, also) in pop.wants.items()
@@ -292,7 +292,7 @@ def test_find_matches_equals_the_brute_force_on_random_populations(population_ki
 def test_a_printing_want_refines_the_card_want(
     population_kit: Kit, printing_worst: str, in_addition: bool, counted: int
 ) -> None:
-    """Issue 28 §2: card want ×1 (at worst MP) and printing want T1-001 ×1 counted 2 missing."""
+    """card want ×1 (at worst MP) and printing want T1-001 ×1 counted 2 missing."""
     pop = Population(
         stock={("bob", "T1-001", ItemGrade("NM")): (2, 2), ("bob", "T1-001", ItemGrade("HP")): (1, 1)},
         wants={

@@ -1,4 +1,4 @@
-"""Trades as a state machine (issue 28 §12): random sequences of propose, counter, accept,
+"""Trades as a state machine: random sequences of propose, counter, accept,
 decline, cancel, expire, sent, received, dispute, with collection changes in between, through
 the real use cases, each in its own writer transaction. After every step:
 
@@ -271,7 +271,7 @@ def test_trades_keep_every_card_and_the_ledger_whatever_the_sequence(
         ),
     )
     print(sorted(OUTCOMES.items()))
-    # the sequences reach every transition, not only refusals (make fuzz's lesson, issue 28 §11)
+    # the sequences reach every transition, not only refusals (make fuzz's lesson,)
     for label in ("propose local", "propose mail", "counter", "accept", "decline", "cancel", "dispute"):
         assert OUTCOMES[f"{label}: done"], label
     assert OUTCOMES["mark_sent: done"] and OUTCOMES["mark_received: done"] and OUTCOMES["collection change: done"]

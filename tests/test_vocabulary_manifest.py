@@ -1,4 +1,4 @@
-"""Issue 12 item 1: the optional ``[vocabulary]`` manifest table (DESIGN §3) and unknown keys.
+"""the optional ``[vocabulary]`` manifest table (DESIGN §3) and unknown keys.
 
 The seeds name no 誅天 rarities and no KeyForge houses, so a real catalogue uses its publisher's
 words: a declared rarity ladder replaces the game's default (``r>=``, pack templates and
@@ -146,7 +146,7 @@ def test_declared_houses_extend_the_open_list(engine: Engine, tmp_path: Path) ->
 def test_a_house_outside_the_declared_list_is_a_new_word_a_malformed_one_is_refused(
     engine: Engine, tmp_path: Path
 ) -> None:
-    """KeyForge's houses are open (issue 30: every set brings new ones): a word outside the list
+    """KeyForge's houses are open (every set brings new ones): a word outside the list
     is accepted, reported and searchable; a value that is no word is still refused."""
     rows = KEYFORGE_ROWS + "K1,K1-004,错字,Common,生物,蛮组!,0,1,0,,,\n"
     found = problems(engine, folder(tmp_path, "kf", KEYFORGE, rows))

@@ -1,4 +1,4 @@
-"""Wants pasted as a list (issue 15 item 14): decklist format, one transaction, all or nothing,
+"""Wants pasted as a list: decklist format, one transaction, all or nothing,
 bad lines named by number, capped like a decklist."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Want list, have list with the keep-N rule, public profiles and the collection buttons on the
-card and search pages (issue 6 §5), through the web app."""
+card and search pages, through the web app."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ HP = ItemGrade("HP")
 
 
 def _plain(html: str) -> str:
-    """The page without the phone layout's cell labels and .stack class (issue 33 §1), so the
+    """The page without the phone layout's cell labels and .stack class, so the
     assertions below read the cells as before."""
     return re.sub(r' data-label="[^"]*"', "", html).replace(' stack"', '"')
 
@@ -390,7 +390,7 @@ def test_want_and_have_posts_without_csrf_token_are_refused(
 
 
 def test_want_list_prints_the_missing_copies_as_proxies(sample_app: Any, client: Any, login: Any) -> None:
-    """Issue 7: a proxy sheet for a want list — one proxy per wanted copy not owned yet."""
+    """a proxy sheet for a want list — one proxy per wanted copy not owned yet."""
     alice = login(client, "alice")
     assert client.get("/wants/proxies.pdf").status_code == 302  # nothing wanted: back to the list
     give(client, alice.id, "M4", "M4-001", 1)
@@ -412,7 +412,7 @@ def test_want_proxies_need_a_signed_in_user(sample_app: Any) -> None:
 
 
 def test_wants_show_the_shortfall_and_others_never_see_a_satisfied_want(sample_app: Any, login: Any) -> None:
-    """Issue 15 item 14: owning 2 of 3 shows 1 missing; owning 3 of a card wanted once hides it."""
+    """owning 2 of 3 shows 1 missing; owning 3 of a card wanted once hides it."""
     client = sample_app.test_client()
     alice = login(client, "alice", lists_public=True)
     add_want(client, name="小红帽·狼猎手", quantity=3)
@@ -438,7 +438,7 @@ def grades_of(client: Any, user_id: int) -> list[tuple[int | None, str | None, s
 def test_want_language_and_finish_round_trip_through_the_card_page_and_the_list(
     sample_app: Any, client: Any, login: Any
 ) -> None:
-    """Issue 13 §4: a want may name a language and a finish (任意 by default); only such copies count."""
+    """a want may name a language and a finish (任意 by default); only such copies count."""
     alice = login(client, "alice")
     card_page = client.get("/cards/samsara/小红帽·森林歌者").get_data(as_text=True)
     form = re.search(r'<form class="inline-form want-form" method="post" action="/wants">(.*?)</form>', card_page, re.S)
@@ -479,7 +479,7 @@ def test_want_language_and_finish_round_trip_through_the_card_page_and_the_list(
 def test_a_printing_want_refines_the_card_want_unless_wanted_in_addition(
     sample_app: Any, client: Any, login: Any
 ) -> None:
-    """Issue 28 §2: a card want ×1 and a printing want ×1 ask for one copy, of that printing
+    """a card want ×1 and a printing want ×1 ask for one copy, of that printing
     (2 missing before); the checkbox on the wants page stores "in addition", and shows it."""
     alice = login(client, "alice")
     with Session(engine_of(client)) as session:

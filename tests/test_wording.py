@@ -1,4 +1,4 @@
-"""Stored Chinese wording shown in English on the English pages (issue 33 §5)."""
+"""Stored Chinese wording shown in English on the English pages."""
 
 from __future__ import annotations
 

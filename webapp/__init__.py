@@ -1,6 +1,6 @@
 """轮藏 Lunzang web application: the app factory (flaskr / Microblog pattern).
 
-Importing the package costs nothing beyond Flask (issue 17): ``lunzang`` (``webapp.__main__``)
+Importing the package costs nothing beyond Flask: ``lunzang`` (``webapp.__main__``)
 is in it, and ``lunzang --help`` builds no app, so what the app needs — the extensions, the
 models, the blueprints, the games — is imported when :func:`create_app` runs.
 """
@@ -106,7 +106,7 @@ def create_settings_app(test_config: dict[str, Any] | None = None) -> Flask:
     """The app's settings and its database, nothing else: the part of :func:`create_app` a
     command that only reads and writes the database needs (``lunzang search``, ``lunzang deck
     check``: :func:`webapp.cli_index.with_settings`). No extension, blueprint, page or error
-    page is imported or set up — most of a command's start (issue 17). The settings are the
+    page is imported or set up — most of a command's start. The settings are the
     full app's, read the same way from the same instance folder, refused the same way; what
     only an extension checks as it is set up (the rate limiter's storage URI and strategy) is
     not checked here, so such a command does not fail on a limiter it does not use."""

@@ -13,7 +13,7 @@ from webapp.cli_index import LunzangGroup, gc_paused
 
 
 def _create_app() -> Flask:
-    """The app of one command, built with the garbage collector paused (issue 17)."""
+    """The app of one command, built with the garbage collector paused."""
     from webapp import create_app
 
     with gc_paused():

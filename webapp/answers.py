@@ -1,4 +1,4 @@
-"""Answers that depend only on the catalogue, kept until it changes (issue 32).
+"""Answers that depend only on the catalogue, kept until it changes.
 
 The catalogue changes only when someone imports (vocabulary included), uploads or removes a
 scan: each moves its game's ``catalogue_version`` in the database. A page or API answer of a

@@ -1,4 +1,4 @@
-"""Every ``lunzang`` command: the module it lives in and its one-line summary (issue 17).
+"""Every ``lunzang`` command: the module it lives in and its one-line summary.
 
 ``lunzang --help`` lists the commands from this table without importing them: their modules
 bring the models, the blueprints and the catalogue code, and building the app compiles every
@@ -104,8 +104,8 @@ class LunzangInfo(ScriptInfo):
 def with_settings(command: F) -> F:
     """Flask's ``with_appcontext`` for a command that needs the app's settings and database
     only (``get_engine``, ``current_app.config``): under ``lunzang`` it runs in the settings app,
-    built without the extensions, blueprints and pages that are most of the whole app's cost
-    (issue 17). Elsewhere — the test runner's ``app.cli``, ``flask --app`` — in the app given."""
+    built without the extensions, blueprints and pages that are most of the whole app's cost.
+    Elsewhere — the test runner's ``app.cli``, ``flask --app`` — in the app given."""
 
     @click.pass_context
     def decorator(ctx: click.Context, /, *args: Any, **kwargs: Any) -> Any:

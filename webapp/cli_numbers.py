@@ -1,4 +1,4 @@
-"""Command-line integers through the one strict parser (issue 28 §5): its own small module, so
+"""Command-line integers through the one strict parser: its own small module, so
 the commands that start fastest (``lunzang search``) import no more than click and it."""
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ def load(app: Flask, test_config: dict[str, Any] | None = None) -> None:
         # POSTs; Secure as well once the site is served over HTTPS (LUNZANG_HTTPS=1 or
         # PREFERRED_URL_SCHEME="https"), since a Secure cookie is never sent over plain HTTP.
         # None = "when in production": under ``lunzang serve`` cookies are Secure unless
-        # LUNZANG_HTTPS=0 says the site is served over plain HTTP on purpose (issue 16).
+        # LUNZANG_HTTPS=0 says the site is served over plain HTTP on purpose.
         LUNZANG_HTTPS=None,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
@@ -46,7 +46,7 @@ def load(app: Flask, test_config: dict[str, Any] | None = None) -> None:
         WTF_CSRF_TIME_LIMIT=None,
         # Sign-in counters: one process by default; redis://host:6379/0 to share across servers.
         RATELIMIT_STORAGE_URI="memory://",
-        # Answers that depend only on the catalogue (webapp/answers.py, issue 32): kept in each
+        # Answers that depend only on the catalogue (webapp/answers.py,): kept in each
         # process (ANSWER_CACHE_MB) and, when ANSWER_CACHE_URL names a redis:// store (default:
         # RATELIMIT_STORAGE_URI when that is Redis), shared there by every server. "off" disables.
         ANSWER_CACHE_URL=None,
@@ -57,7 +57,7 @@ def load(app: Flask, test_config: dict[str, Any] | None = None) -> None:
         RATELIMIT_ENABLED=True,
         RATELIMIT_STRATEGY="moving-window",
         RATELIMIT_HEADERS_ENABLED=True,
-        # Redis away must not lock anyone out (issue 28 §9): each process then counts on its own
+        # Redis away must not lock anyone out: each process then counts on its own
         # (Flask-Limiter's in-memory fallback: the same limits, logged), and goes back to the
         # shared store when it answers again (re-checked with a backoff of 1, 2, 4 … 32 s);
         # /healthz and `serve --check` say so. A failure of the limiter itself is logged, never
@@ -131,7 +131,7 @@ def load(app: Flask, test_config: dict[str, Any] | None = None) -> None:
 
 
 # The literal development key this app once shipped with: anyone could forge a session with it,
-# so it is refused wherever it comes from (issue 16), like an empty one.
+# so it is refused wherever it comes from, like an empty one.
 REFUSED_KEYS = {"dev", "changeme", "secret"}
 
 
@@ -139,7 +139,7 @@ MIN_KEY_BYTES = 32  # 256 bits, as secrets.token_hex(32) gives; HMAC-SHA1 signs 
 
 
 def short_key_problem(key: str | None) -> tuple[str, str] | None:
-    """Why ``key`` cannot sign production sessions (Chinese, English), or None (issue 28 §10)."""
+    """Why ``key`` cannot sign production sessions (Chinese, English), or None."""
     size = len((key or "").encode("utf-8"))
     if size >= MIN_KEY_BYTES:
         return None

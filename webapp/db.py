@@ -78,7 +78,7 @@ def discard_session() -> None:
 
 
 def _commit_before_answering(response: Any) -> Any:
-    """Commit the request's transaction before the answer leaves (issue 16): a COMMIT that
+    """Commit the request's transaction before the answer leaves: a COMMIT that
     fails — the connection cut, the database gone — then answers 503 instead of failing in the
     teardown after a success was already produced (a 500, or worse a 200 for a lost write)."""
     session: Session | None = g.get("db_session")

@@ -80,7 +80,7 @@ def init_app(app: Flask) -> None:
         # A database without our tables (``lunzang run`` before ``lunzang init-db``) gets a
         # clear 503 instead of a stack trace, and so does one that is busy (SQLite's write lock
         # held past DATABASE_TIMEOUT by an import) or unreachable (PostgreSQL restarting, its
-        # connection cut): 503 with Retry-After, JSON under /api/ (issue 16: never a 500).
+        # connection cut): 503 with Retry-After, JSON under /api/ (never a 500).
         # Anything else stays a real error.
         from catalog.db import is_empty
 

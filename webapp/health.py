@@ -1,7 +1,7 @@
 """``GET /healthz`` and ``lunzang serve --check``: can this server reach its database and its
 rate-limit store (Redis when several servers share it)? For a load balancer's health check:
 200 with each part "ok"; 503 naming the database when it fails. Redis away is "degraded", still
-200 (issue 28 §9): each process limits sign-ins on its own until it answers again, and taking
+200: each process limits sign-ins on its own until it answers again, and taking
 every server out of the balancer for it would lock everyone out. ``serve --check`` exits 1 for
 anything not "ok". Anonymous, cheap, never cached."""
 

@@ -1,4 +1,4 @@
-"""Sending mail (password-reset links, issue 33): plain SMTP through the standard library.
+"""Sending mail (password-reset links,): plain SMTP through the standard library.
 
 Configured by MAIL_SERVER (host; empty = the site sends no mail, and an admin issues reset links
 instead), MAIL_PORT, MAIL_FROM, MAIL_USERNAME / MAIL_PASSWORD (optional login), MAIL_STARTTLS.

@@ -1,4 +1,4 @@
-"""URL rules whose URL builders are made when ``url_for`` first needs them (issue 17).
+"""URL rules whose URL builders are made when ``url_for`` first needs them.
 
 Werkzeug compiles two small Python functions per rule as the rule is added, to build its URLs
 (one keeps unknown arguments as a query string): for the app's ~125 rules that is most of what

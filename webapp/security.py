@@ -1,4 +1,4 @@
-"""Security headers on every response (issue 16 item 5): one small ``after_request``.
+"""Security headers on every response: one small ``after_request``.
 
 The Content-Security-Policy allows scripts, styles, images and fetches from the site itself
 only — no inline script (every script is a file under ``static/``; a test fails on a template

@@ -1,4 +1,4 @@
-"""Times on pages in the reader's time zone (issue 15 item 15).
+"""Times on pages in the reader's time zone.
 
 The tables hold aware UTC times and the JSON API answers ISO-8601 UTC; pages show every date
 and time through the one Jinja filter ``localtime``, in the signed-in user's zone (set on

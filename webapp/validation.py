@@ -1,4 +1,4 @@
-"""One validation layer for the text and numbers of every request (issue 16 item 8).
+"""One validation layer for the text and numbers of every request.
 
 Before any view runs, every query and form value (and every string and number of a JSON
 body) is checked once, so no route can fail on them with a 500:
@@ -13,7 +13,7 @@ body) is checked once, so no route can fail on them with a 500:
   and ``*_id`` integers at most 2³¹−1 (other numbers: each field's own range).
 
 A refused request gets 400 with a message naming the field (JSON under ``/api/``); a path value
-with NUL or a lone surrogate names nothing: 404 saying why (issue 28 §6), for every route.
+with NUL or a lone surrogate names nothing: 404 saying why, for every route.
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def validate_request() -> None:
 
 
 def unusable_path_value() -> str | None:
-    """The name of a path value no storage takes (NUL, a lone surrogate), else None (issue 28 §6).
+    """The name of a path value no storage takes (NUL, a lone surrogate), else None.
 
     Checked here, once, before any view: a string or path converter takes any character, and a
     view that looks the value up (a user, a card, a store) would hand it to PostgreSQL.

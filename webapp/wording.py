@@ -1,4 +1,4 @@
-"""Stored wording shown in the reader's language (issue 33 §5): texts the domain writes in
+"""Stored wording shown in the reader's language: texts the domain writes in
 Chinese into rows (a chest ledger's "十二月月赛 第 2 名") read in English on the English pages.
 The stored text stays as written; only its display changes."""
 

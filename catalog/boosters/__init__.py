@@ -1,4 +1,4 @@
-"""Booster simulator (issue 5, DESIGN §7): open packs and boxes, exact odds, set completion.
+"""Booster simulator (DESIGN §7): open packs and boxes, exact odds, set completion.
 
 - ``model``: the pack model (template + printings by rarity), errors, seeds;
 - ``engine``: the vectorised sampler every other part uses;
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 # Drawing needs numpy (~0.15 s to import): the parts that draw load on first use, so a page or
 # command that only names the errors or the limits (every blueprint is imported when the app
-# is created) does not pay for it (issue 17).
+# is created) does not pay for it.
 _COMPLETION = frozenset({"Completion", "complete_set", "exact_expected_boxes"})
 _OPENING = frozenset({"CollectionLine", "Opening", "collection_lines", "open_model", "open_packs"})
 

@@ -77,7 +77,7 @@ def simulate_boxes_needed(
     as trials finish so that each step generates about ``CHUNK_PACKS`` packs; trials are run in
     batches of ``TRIAL_CELLS / printings``. Memory is bounded by those two constants.
     ``owned`` (copies per printing, in ``model.printings`` order) starts every trial from a
-    collection: a target it already meets takes 0 boxes (issue 33 §7, "from my collection").
+    collection: a target it already meets takes 0 boxes ("from my collection").
     Returns ({c: boxes per trial}, packs generated).
     """
     targets = np.array([i for i, p in enumerate(model.printings) if p.rarity in model.obtainable()], dtype=np.int64)
@@ -201,7 +201,7 @@ def _slot_pack_avoid(slot: Any, sizes: dict[str, int], missing: dict[str, int]) 
 
 
 # Exact means already computed, by the pack structure and what is lacking: the sum over an EL
-# set's 27,720 terms took 0.65 s of the completion page's 0.74 (issue 33 §7: ≤ 300 ms), and it
+# set's 27,720 terms took 0.65 s of the completion page's 0.74 (≤ 300 ms), and it
 # depends on nothing that changes between visits. A few hundred small floats at most.
 _EXACT_CACHE: dict[str, float | None] = {}
 _EXACT_CACHE_SIZE = 512

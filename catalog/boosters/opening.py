@@ -104,7 +104,7 @@ class CollectionLine:
 def collection_lines(opening: Opening) -> list[CollectionLine]:
     """The opening as ledger lines: one per printing, quantity = copies, reason with the seed.
 
-    This is the hook for "add these cards to my collection" (issue 5, once accounts exist):
+    This is the hook for "add these cards to my collection" (once accounts exist):
     the collection use case will take these lines and write, in one transaction, each
     quantity change plus a ``LedgerEntry`` whose reason is ``pack opening, seed S`` — the seed
     lets anyone replay the very opening the cards came from. Lines are in collector order.

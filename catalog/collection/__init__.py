@@ -1,4 +1,4 @@
-"""Collections (issue 6): items, the ledger, CSV import/export, wants and haves, read models.
+"""Collections: items, the ledger, CSV import/export, wants and haves, read models.
 
 Quantities change only through :mod:`catalog.collection.ledger`; every other module here goes
 through it. The modules, split along the domain:

@@ -1,4 +1,4 @@
-"""Wants pasted as a list (issue 15 item 14): the decklist format of DESIGN §4, all or nothing.
+"""Wants pasted as a list: the decklist format of DESIGN §4, all or nothing.
 
 Every line is read and looked up first (catalog.decks.lists: the same parser, name folding and
 "did you mean" as the deck checker); any bad line — unreadable, naming no card or several, a

@@ -1,4 +1,4 @@
-"""Collection CSV files (issue 6 §4, a contract shared with the API): reading and writing.
+"""Collection CSV files (a contract shared with the API): reading and writing.
 
 Columns ``set,number,name,quantity,condition,language,finish,for_trade`` (our preset) or
 Deckbox's ``Count,Name,Edition,Card Number,Condition,Language,Foil`` (recognised by the header).
@@ -50,7 +50,7 @@ class CsvProblem:
         return f"{filename}:{self.line}: {self.column}: {self.message.zh}"
 
 
-# An answer lists this many problems and counts the rest (issue 16: a 9.6 MB file of unknown rows
+# An answer lists this many problems and counts the rest (a 9.6 MB file of unknown rows
 # answered 79 MB of errors). The command line still prints every one.
 MAX_LISTED_PROBLEMS = 100
 

@@ -1,4 +1,4 @@
-"""Collection exports for the tools people use (issue 31 §4): ours, Deckbox, ManaBox, Moxfield
+"""Collection exports for the tools people use: ours, Deckbox, ManaBox, Moxfield
 as CSV, and a plain XLSX of our columns.
 
 Each file reads back into us (its preset in :mod:`catalog.collection.presets`) with nothing
@@ -233,7 +233,7 @@ def export_collection(*, session: Session, user_id: int, preset: str = "lunzang"
 
 def export_xlsx(*, session: Session, user_id: int) -> bytes:
     """The user's collection as an XLSX workbook of our columns; no cell is a formula."""
-    # openpyxl costs ~0.25 s to import: only an XLSX export pays it (issue 17)
+    # openpyxl costs ~0.25 s to import: only an XLSX export pays it
     from openpyxl import Workbook
     from openpyxl.cell import WriteOnlyCell
 

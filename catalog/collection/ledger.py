@@ -108,7 +108,7 @@ def _insert_missing(session: Session, rows: list[dict[str, Any]]) -> None:
         return
     dialect = session.get_bind().dialect.name
     # The dialects here, not at the top: importing PostgreSQL's (with asyncpg's) costs every
-    # command ~40 ms, and a SQLite server never needs it (issue 17).
+    # command ~40 ms, and a SQLite server never needs it.
     index_elements = ["user_id", "printing_id", *GRADE_COLUMNS]
     statement: Any
     if dialect == "postgresql":

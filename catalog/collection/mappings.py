@@ -1,4 +1,4 @@
-"""Remembered column mappings (issue 31 §3): a header no preset knows, mapped once by the user,
+"""Remembered column mappings: a header no preset knows, mapped once by the user,
 is read the same way the next time that user brings a file with the same header.
 
 A mapping is remembered when an import using it is confirmed (never by a preview: a GET or a

@@ -1,4 +1,4 @@
-"""Where each printing stands in a collection page's order, once per catalogue (issue 17).
+"""Where each printing stands in a collection page's order, once per catalogue.
 
 Sorting a large collection in name order in SQL costs what the join and a sort on text keys
 cost (pinyin, name, game, set position, number: 90–160 ms for 50,000 items, SQLite and
@@ -186,7 +186,7 @@ def id_pairs(session: Session, statement: Any, *sums: Any, within: tuple[Any, An
     the rows cost SQLite half as much again). Should a value not fit — ids past 2**31, which
     PostgreSQL's integer keys never reach — the pairs are read again as two numbers each.
     ``sums``: columns summed over the same rows in the same pass, returned beside the pairs."""
-    import numpy as np  # here, not at the top: the command line and app start without numpy (issue 17)
+    import numpy as np  # here, not at the top: the command line and app start without numpy
 
     first, second = statement.selected_columns
     postgresql = session.get_bind().dialect.name == "postgresql"

@@ -1,4 +1,4 @@
-"""Decks players own as objects (issue 30 §5): "my decks", the catalogue of known decks, decks
+"""Decks players own as objects: "my decks", the catalogue of known decks, decks
 traded whole through the offer machinery, and the deck an event registration locks.
 
 A :class:`~catalog.models.DeckRecord` is a deck's fixed identity and contents (a deck never

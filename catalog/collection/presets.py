@@ -1,4 +1,4 @@
-"""The collection file presets (issue 31): one per tool whose files we read, recognised by the header.
+"""The collection file presets: one per tool whose files we read, recognised by the header.
 
 A preset names, for one tool, the columns it writes that we use (header word → field), the
 columns it writes that we do not use (ignored, and listed in the report), the headers that

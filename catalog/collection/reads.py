@@ -1,4 +1,4 @@
-"""Read-only views of a collection (issue 6 §6): totals, set completion, the item list, history."""
+"""Read-only views of a collection: totals, set completion, the item list, history."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Saved decks (decklist text, DESIGN §4) and what a user's collection covers of them (issue 6 §6)."""
+"""Saved decks (decklist text, DESIGN §4) and what a user's collection covers of them."""
 
 from __future__ import annotations
 

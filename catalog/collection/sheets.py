@@ -1,5 +1,5 @@
 """Reading a collection file's cells: CSV in any of the encodings and delimiters people's tools
-write, or an ``.xlsx`` workbook (issue 31 item 1).
+write, or an ``.xlsx`` workbook.
 
 - Encodings: UTF-8 with or without BOM, GBK/GB18030 (Chinese Excel), UTF-16 with a BOM (Excel's
   "Unicode text") or without one (recognised by its zero bytes).
@@ -201,7 +201,7 @@ def _open_workbook(data: bytes) -> Any:
                 f"the XLSX unpacks to {unpacked / 1048576:.0f} MB; the limit is {MAX_XLSX_UNPACKED // 1048576} MB",
             )
         )
-    # openpyxl costs ~0.25 s to import: only a workbook pays it (issue 17)
+    # openpyxl costs ~0.25 s to import: only a workbook pays it
     from openpyxl import load_workbook
 
     try:

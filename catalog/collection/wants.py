@@ -1,4 +1,4 @@
-"""Want lists and have lists (issue 6 §5), and the "keep N per rarity" rule for trade extras."""
+"""Want lists and have lists, and the "keep N per rarity" rule for trade extras."""
 
 from __future__ import annotations
 
@@ -79,12 +79,12 @@ def set_want(
     """Want ``quantity`` copies of a card (any printing) or of one printing; 0 removes the want.
 
     A printing want refines the card want of the same card (its copies are some of those the
-    card want asks for) unless ``in_addition`` (issue 28 §2, :func:`refines`); None keeps what
+    card want asks for) unless ``in_addition`` (:func:`refines`); None keeps what
     the want says (False for a new one: a pasted list or a deck's "add missing" never drops the
     box the wants page ticked); ignored for a card want.
 
     ``language`` / ``finish`` (any alias of grades.py's vocabularies; None or empty = any) make
-    the want insist on them: only such copies count as owned or as a match (issue 13 §4).
+    the want insist on them: only such copies count as owned or as a match.
     One want per (card, printing): setting it again replaces the quantity, condition, language
     and finish (a choice: a collector who wants both a 闪 and a 普通 copy wants the card twice, a
     case the list has never had; one row per card keeps the pages and the deck "add missing" simple).
@@ -184,7 +184,7 @@ def update_want(
 def refines(
     printing_want: tuple[bool, str | None, str | None, int], card_want: tuple[str | None, str | None, int]
 ) -> bool:
-    """Whether a printing want's copies count towards the card want of the same card (issue 28 §2).
+    """Whether a printing want's copies count towards the card want of the same card.
 
     ``printing_want`` = (in addition, language, finish, worst condition rank), ``card_want`` =
     (language, finish, worst condition rank). It refines the card want unless the user wants it

@@ -1,4 +1,4 @@
-"""Bulk catalogue uploads from the browser (issue 34 §4), as background jobs (catalog.jobs):
+"""Bulk catalogue uploads from the browser, as background jobs (catalog.jobs):
 ``catalogue_check`` runs the import and rolls it back (the CLI's ``--dry-run``, the same report
 lines), ``catalogue_import`` runs it for good, recorded as an ``import`` revision (who, when,
 the report). A zip is a game folder imported by :func:`catalog.ingest.import_catalogue`; a

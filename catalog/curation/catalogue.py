@@ -1,4 +1,4 @@
-"""Curators edit a game's sets and formats (legal sets, ban/limit lists) on the web (issue 34 §1)
+"""Curators edit a game's sets and formats (legal sets, ban/limit lists) on the web
 through the importer itself: the game is exported in its import format, the one set or format
 entry of the manifest is changed, and the folder is imported back — the same checks (series,
 kinds, pack templates against the rows, ban-list names, legal-set codes), the same writer, the

@@ -1,4 +1,4 @@
-"""Everyone can propose (issue 34 §2, §3): a signed-in player proposes a correction to a card or
+"""Everyone can propose: a signed-in player proposes a correction to a card or
 a printing, or a new printing (and card) in a set, with a source — a text reference, a photo or
 scan stored through the scan checks (catalog.images.scans), or both. Curators review the queue:
 the diff against the data as it is now, approve (the change becomes a revision crediting the

@@ -1,4 +1,4 @@
-"""Where a set's data comes from (issue 34 §6) and its history: the revisions of its printings and
+"""Where a set's data comes from and its history: the revisions of its printings and
 of the cards printed in it, newest first, for the set page's provenance line and history page."""
 
 from __future__ import annotations

@@ -67,7 +67,7 @@ def _game_row(session: Session, slug: str) -> Game:
 
 
 # Card pools by (database, game, catalogue version): loading a game's every card costs seconds on
-# a 100,000-printing catalogue (issue 16), so each process keeps the pools it has built. The key
+# a 100,000-printing catalogue, so each process keeps the pools it has built. The key
 # is the ``catalogue_version`` the database holds (a new value on every import), read in the
 # caller's transaction: a server never serves a pool older than what its transaction sees, and
 # several servers need not agree on anything held in memory (DESIGN §9). A few pools at most.
@@ -108,7 +108,7 @@ class _JsonTexts(dict[str, Any]):
     across thousands of cards (77 distinct texts among the 360,000 values of the synthetic
     100,000-printing catalogue). The query casts the columns to text on the server: read as
     ``json``, psycopg decoded every value itself into a fresh object (3.6 million at a million
-    printings, a third of the first check's CPU on PostgreSQL; issue 17). SQL NULL passes
+    printings, a third of the first check's CPU on PostgreSQL;). SQL NULL passes
     through as ``None``. The decoded values are shared between cards, like the pool itself:
     nothing may change them."""
 
@@ -123,7 +123,7 @@ class _JsonTexts(dict[str, Any]):
 def _read_pool(session: Session, slug: str, game: Game) -> CardPool:
     # Plain rows, not ORM objects, and the JSON columns as their text: building 90,000 Card
     # instances and decoding 360,000 JSON values (most of them "[]" or "{}") was most of the
-    # first check after an import on the 100,000-printing catalogue (issue 16 §2).
+    # first check after an import on the 100,000-printing catalogue.
     query = core_select(col(CardSet.id), col(CardSet.code), col(CardSet.name)).where(col(CardSet.game_id) == game.id)
     sets: dict[int, str] = {}
     set_names: dict[str, str] = {}  # a set by its name, as a collection file may name it (catalog.lookup)

@@ -71,7 +71,7 @@ META_KEYS = {
     **{fold(w): "houses" for w in ("houses", "三派系")},
 }
 MAX_COUNT = 999
-# Bounds on one decklist (issue 16: every request does bounded work). A deck of any of our games
+# Bounds on one decklist (every request does bounded work). A deck of any of our games
 # has at most ~90 cards, so 300 card lines leave room for one line per copy and printings; the
 # text bound comes first so that nothing reads a 10 MB body line by line.
 MAX_TEXT_CHARS = 100_000
@@ -121,7 +121,7 @@ class DeckLine:
     set_code: str | None = None
     number: str | None = None
     raw: str = ""
-    # KeyForge (issue 30): the house the copies play for (a heading's or a maverick's), markers
+    # KeyForge: the house the copies play for (a heading's or a maverick's), markers
     house: str | None = None
     maverick: bool = False
     legacy: bool = False

@@ -1,4 +1,4 @@
-"""Events (issue 14): the monthly 永恒之轮 tournament run on the site.
+"""Events: the monthly 永恒之轮 tournament run on the site.
 
 - ``registration``: events, players, deck snapshots with a canonical hash, the lock, drops, DQ;
 - ``pairing``: pairing systems in a registry (``swiss``: networkx maximum-weight matching);

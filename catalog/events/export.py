@@ -3,7 +3,7 @@ an XLSX workbook (openpyxl) with one sheet for the players and their decks, one 
 (pairings and results), the standings and the prizes; and a CSV of the final standings.
 The season table and a store's exchange list export the same way.
 
-Issue 29 §8, exports a shop can hand over:
+Exports a shop can hand over:
 
 - every text cell is safe from formula injection: a CSV cell starting with ``= + - @``, a tab
   or a CR goes behind a ``'`` (:func:`catalog.collection.csvio.safe_cell`, as the collection
@@ -103,7 +103,7 @@ def standing_rows(session: Session, event: Event, up_to: int | None = None) -> l
 
 
 def _workbook() -> Workbook:
-    """An empty workbook. openpyxl costs ~0.25 s to import: only an export pays it (issue 17)."""
+    """An empty workbook. openpyxl costs ~0.25 s to import: only an export pays it."""
     from openpyxl import Workbook
 
     workbook = Workbook()

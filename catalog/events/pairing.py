@@ -75,7 +75,7 @@ def register_pairing_system(name: str, system: PairingSystem) -> None:
 
 def _match(order: list[Candidate], band: int) -> set[tuple[int, int]] | None:
     """A full pairing of ``order`` (ids), or None when the band graph has none."""
-    import networkx as nx  # ~0.3 s to import: only pairing a round pays it (issue 17)
+    import networkx as nx  # ~0.3 s to import: only pairing a round pays it
 
     n = len(order)
     graph = nx.Graph()

@@ -127,7 +127,7 @@ def flagged_winners(given: list[Placing]) -> list[Placing]:
 def award_chests(*, session: Session, event: Event, now: datetime, flagged: str | None = None) -> list[Placing]:
     """Give every placed player their chests once, at the event's store.
 
-    Issue 29 §3: chests for a player whose list is illegal or missing need an explicit choice,
+    Chests for a player whose list is illegal or missing need an explicit choice,
     ``flagged`` "award" or "withhold" (then those players get none); without one it is refused.
     """
     if event.state != "finished":

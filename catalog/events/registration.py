@@ -200,7 +200,7 @@ def get_event(*, session: Session, event_id: int, lock: bool = False) -> Event:
 
 
 def can_manage(event: Event, user: User | None) -> bool:
-    """An admin, or an organiser on the staff of the event's store (issue 29 §6: stores are
+    """An admin, or an organiser on the staff of the event's store (stores are
     accounts); an event without a store is managed by the organiser who created it."""
     if user is None or not getattr(user, "is_authenticated", False):
         return False
@@ -306,7 +306,7 @@ def register_player(
 ) -> Registration:
     """Enter a player (a signed-in user, or a walk-in by name) with an optional list.
 
-    ``owned_deck_id``: one of the user's own decks (a KeyForge deck is an object, issue 30): its
+    ``owned_deck_id``: one of the user's own decks (a KeyForge deck is an object,): its
     fixed list is the registration's, and its identity is locked while the event is not over
     (it cannot be traded away, its list not replaced).
 

@@ -60,7 +60,7 @@ class EventStandings:
 
 def standings(*, session: Session, event: Event, up_to: int | None = None) -> EventStandings:
     """Standings after round ``up_to`` (default: the last Swiss round completed — a round still
-    being played is not "after round N", issue 29 §7).
+    being played is not "after round N",).
 
     A top cut's single-elimination rounds do not enter the standings (the Swiss standings stay
     those after the last Swiss round; :mod:`catalog.events.playoff` places the cut).

@@ -60,7 +60,7 @@ def _check_can_pair(session: Session, event: Event) -> int:
 
 
 def _deck_gate(event: Event, players: list[Registration]) -> None:
-    """Issue 29 §3: under the "required" policy only players with a legal list are paired."""
+    """under the "required" policy only players with a legal list are paired."""
     if event.deck_policy != "required":
         return
     illegal, missing = list_problems(players)
@@ -277,7 +277,7 @@ def report_as_player(
             Message("这一桌已经有结果了；有误请找主办者更正", "this table has a result; ask the organiser")
         )
     _valid_result(wins_a, wins_b, draws)
-    # one pending report per player per table (issue 29 §7): a new one replaces the old
+    # one pending report per player per table: a new one replaces the old
     for old in session.scalars(
         select(ResultReport).where(
             REPORT.match_id == match.id, REPORT.reported_by == user_id, REPORT.status == "pending"

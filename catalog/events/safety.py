@@ -1,4 +1,4 @@
-"""Nothing irreversible on one tap (issue 29 §2), and editing an event (§4).
+"""Nothing irreversible on one tap, and editing an event (§4).
 
 Every consequential action (lock, drop, disqualify, finish, pairing with flagged lists, ending
 early, reopening) first shows what it will do — :func:`consequences` — and the caller asks for a

@@ -1,4 +1,4 @@
-"""Stores as accounts (issue 29 §6): a store has staff; an organiser manages only the events,
+"""Stores as accounts: a store has staff; an organiser manages only the events,
 exchange list, chests and balances of the stores they staff; admins create stores, set their
 prize cap and assign staff (granting the organiser role, recorded like every role grant).
 

@@ -89,7 +89,7 @@ class Keyword:
         return text
 
     def words(self) -> tuple[str, ...]:
-        """Every spelling of the keyword that the importer and ``kw:`` accept alike (issue 12):
+        """Every spelling of the keyword that the importer and ``kw:`` accept alike:
         the Chinese word, the English word, the code and the aliases (folded when compared)."""
         return tuple(dict.fromkeys((self.zh, self.en, self.kind, *self.aliases)))
 

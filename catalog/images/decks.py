@@ -1,4 +1,4 @@
-"""A deck as a picture to share (issue 7); proxy sheets are catalog.images.proxies.
+"""A deck as a picture to share; proxy sheets are catalog.images.proxies.
 
 :func:`render_deck_image` draws a PNG: the deck name, game and format, a legality badge from the
 deck checker's verdict (合法 / 不合法 · n 处问题), each section (主卡组 / 额外卡组 / 备牌) as a

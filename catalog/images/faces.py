@@ -1,4 +1,4 @@
-"""Rendered card faces (issue 7): a card drawn from its data with Pillow, and a file cache.
+"""Rendered card faces: a card drawn from its data with Pillow, and a file cache.
 
 No official scans exist, so every printing gets a face at 63×88 mm proportions drawn from its
 rules fields: frame colour by attribute (split for two), name, cost pips, type line, keywords,

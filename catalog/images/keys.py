@@ -1,4 +1,4 @@
-"""What names a card face, without drawing it (issue 17): its sizes, the version of its data in
+"""What names a card face, without drawing it: its sizes, the version of its data in
 every image URL, the cache key of an encoded face and the file cache.
 
 A search page computes an image URL for every tile: that needs these, never Pillow, so the

@@ -1,4 +1,4 @@
-"""Proxy sheets to print (issue 7; small and fast since issue 15 item 13).
+"""Proxy sheets to print, small and fast.
 
 A proxy PDF has A4 pages, 3×3 cards of 63×88 mm (744×1039 px at 300 dpi) with cut marks in the
 margins, one card per copy. The PDF is written here, not by Pillow: each distinct face is
@@ -9,7 +9,7 @@ commands, so a 75-card deck is ~1.5 MB, not a 26 MB bitmap per page re-encoded a
 The JPEG of a face is kept in the face cache folder, named by the printing's data version (or
 its scan's hash), so a warm PDF reads files and writes bytes; nothing is decoded.
 
-Memory stays bounded whatever a list asks (issue 16 item 1): faces are loaded page by page
+Memory stays bounded whatever a list asks: faces are loaded page by page
 (≤ 9 at a time), each written to the PDF when first used and never held decoded, and a PDF
 holds at most :data:`MAX_PROXIES` copies.
 

@@ -1,4 +1,4 @@
-"""Uploaded card scans (issue 7): stored by content hash; they replace the rendered face of
+"""Uploaded card scans: stored by content hash; they replace the rendered face of
 their printing. Checking and normalising an upload: :mod:`catalog.images.prepare` (its names
 re-exported here, where the upload views and the CLI find them).
 

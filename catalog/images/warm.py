@@ -1,4 +1,4 @@
-"""Faces drawn before anyone asks for them (issue 32 §4): ``lunzang images warm``.
+"""Faces drawn before anyone asks for them: ``lunzang images warm``.
 
 Every printing's face at the sizes the pages show, drawn once per printing and data version into
 the face cache (files named by :func:`catalog.images.keys.cache_key`, the folder every worker

@@ -19,10 +19,10 @@ from catalog.text import fold
 SET_KINDS = ("starter", "booster", "theme", "collection")
 FORMAT_PARAMS = ("main_min", "main_max", "copy_limit", "extra_max")
 # The keys DESIGN §3 defines (plus our ``sample``): anything else is reported, so a typo in a
-# key is caught instead of silently ignored (issue 12).
+# key is caught instead of silently ignored.
 # (``name``, the catalogue's title, is informational: our sample and synthetic catalogues write it.)
 MANIFEST_KEYS = ("game", "name", "sample", "source", "sets", "packs", "formats", "vocabulary")
-SOURCE_MAX = 500  # ``source = "…"``: where the catalogue's data comes from (issue 34 §6)
+SOURCE_MAX = 500  # ``source = "…"``: where the catalogue's data comes from
 SET_KEYS = ("code", "name", "series", "kind", "release", "description", "pack", "source", "sample")
 TEMPLATE_KEYS = ("packs_per_box", "slots", "box_collation")
 SLOT_KEYS = ("count", "rarity", "box_collation")
@@ -187,7 +187,7 @@ def _unknown_keys(entry: dict[str, Any], allowed: tuple[str, ...], where: str, l
 def _read_vocabulary(
     raw: Any, game: GameModule, lines: ManifestLines, problem_at: Any, known: StoredVocabulary
 ) -> dict[str, Any]:
-    """The manifest's ``[vocabulary]`` merged onto the stored one (DESIGN §3, issue 12).
+    """The manifest's ``[vocabulary]`` merged onto the stored one (DESIGN §3,).
 
     ``rarities`` (every game) is the catalogue's ladder, lowest → highest, and must agree with
     the ladder the database already uses for the game; each list the game module marks open

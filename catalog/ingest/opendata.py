@@ -1,4 +1,4 @@
-"""Open data on the site (issue 34 §5): per game, the catalogue in its import format as a zip
+"""Open data on the site: per game, the catalogue in its import format as a zip
 (what ``lunzang catalogue export`` writes) and one JSON bulk file (like Scryfall's bulk data),
 both crediting the contributors and stating the licence.
 

@@ -19,7 +19,7 @@ def report_lines(report: ImportReport, *, dry_run: bool, seconds: float) -> list
     if report.cards_removed:
         lines.append(f"  移除了 {report.cards_removed} 张不再有任何印刷的卡牌")
     if report.new_words:
-        # once per word, with how many rows use it (issue 30: the vocabularies are open)
+        # once per word, with how many rows use it (the vocabularies are open)
         lines.append(f"  新词（已收录，可搜索）：{len(report.new_words)} 个")
         for (game, column, word), count in sorted(report.new_words.items()):
             lines.append(f"    {game} {column}「{word}」：{count} 行")

@@ -95,7 +95,7 @@ def read_source(path: Path, stored: dict[str, StoredVocabulary] | None = None) -
 
 
 def combine_json_sources(sources: list[Source], known_names: dict[str, dict[str, Any]]) -> list[Source]:
-    """The JSON files of one game in one import as one source (issue 30): its sets newest first
+    """The JSON files of one game in one import as one source: its sets newest first
     (by the format's ``position``), the rows in that order, so a card's first row, the one whose
     rules the card keeps, is its newest printing, and one name per card across the files
     (the format's ``unify``; ``known_names``: each game's stored names by English name)."""

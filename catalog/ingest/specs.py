@@ -32,7 +32,7 @@ class SetSpec:
     pack: str | None
     position: int
     line: int
-    source: str | None = None  # a set's own ``source``, over the manifest's (issue 34 §6)
+    source: str | None = None  # a set's own ``source``, over the manifest's
     sample: bool | None = None  # a set's own ``sample``, over the manifest's (a game mixing both)
 
 

@@ -1,4 +1,4 @@
-"""A catalogue uploaded from the browser (issue 34 §4): a zip of a game folder (manifest.toml +
+"""A catalogue uploaded from the browser: a zip of a game folder (manifest.toml +
 cards/*.csv, the import format) or a spreadsheet (CSV or XLSX) of card rows in the import
 format for sets the catalogue holds. Unpacked and read here without trusting the bytes: zip
 entries outside the folder, links, too many files or too many bytes are refused before anything

@@ -116,7 +116,7 @@ class Plan:
         self.rarities_by_set: dict[str, set[str]] = {}
         self.rows = 0
         self.printing_rows = 0
-        # open vocabularies (issue 30): (column, word) → rows that use a word the game did not know
+        # open vocabularies: (column, word) → rows that use a word the game did not know
         self.new_words: dict[tuple[str, str], int] = {}
         self.notes: list[Problem] = []  # what was read otherwise than written (a refused name)
         # games with errata: each card's words as its first (newest) row has them, and the

@@ -9,7 +9,7 @@
 - ``decks``: decks players own as objects (KeyForge), their owners' ledger, decks in trades.
 
 Every name is imported from here (``from catalog.models import Card``), but an area's module is
-imported the first time one of its names is asked for (issue 17): ``lunzang search`` and
+imported the first time one of its names is asked for: ``lunzang search`` and
 ``lunzang deck check`` read the catalogue only, and defining the other areas' 24 tables was a
 third of their start. An area imports the areas its foreign keys point to, so the tables
 loaded always resolve theirs. :func:`load_all` imports every area and returns

@@ -78,7 +78,7 @@ class CardSet(SQLModel, table=True):
     description: str = ""
     position: int = 0  # order within the manifest
     sample: bool = False  # our own sample data, not official texts
-    # where the data comes from (manifest ``source``, or the community file imported): issue 34 §6
+    # where the data comes from (manifest ``source``, or the community file imported)
     # (a server default: a plain ADD COLUMN, since rebuilding card_set under its printings is refused)
     source: str = Field(default="", max_length=500, sa_column_kwargs={"server_default": ""})
     pack_template_id: int | None = Field(default=None, foreign_key="pack_template.id")

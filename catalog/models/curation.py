@@ -45,7 +45,7 @@ class CatalogueRevision(SQLModel, table=True):
 
 
 class CatalogueProposal(SQLModel, table=True):
-    """A player's proposed change to the catalogue, waiting for a curator (issue 34 §2).
+    """A player's proposed change to the catalogue, waiting for a curator.
 
     ``kind``/``target_id`` as a revision's (card id, printing id), or ``new_printing`` with the
     set's id. ``cells`` are the proposed cells in the import format's columns; ``base`` the

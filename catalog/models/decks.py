@@ -1,4 +1,4 @@
-"""Decks as things players own (issue 30 §5): KeyForge decks are unique objects that never
+"""Decks as things players own: KeyForge decks are unique objects that never
 change; a player owns copies of them, trades them whole, registers for an event with one.
 
 - ``DeckRecord``: one deck's identity and contents, fixed (a deck never changes): its public id

@@ -1,4 +1,4 @@
-"""Events (issue 14): the monthly tournament, its players with locked decks, rounds, tables,
+"""Events: the monthly tournament, its players with locked decks, rounds, tables,
 reported results, prizes in silver chests (白银宝箱) with their ledger, store exchange lists,
 and seasons that lead to the national championship.
 
@@ -64,7 +64,7 @@ class Event(SQLModel, table=True):
     lists_published: bool = False
     deadline: datetime | None = None  # decks lock then (or when registration is closed)
     chests_awarded: bool = False
-    # issue 29 §3: "required" — only players with a legal list are paired; "flag" — everyone
+    # "required" — only players with a legal list are paired; "flag" — everyone
     # plays and missing or illegal lists are flagged (and need a choice before chests)
     deck_policy: str = Field(default="required", max_length=16)
     created_at: datetime
@@ -96,7 +96,7 @@ class Registration(SQLModel, table=True):
     deck_text: str = ""
     deck_hash: str = Field(default="", max_length=64)  # SHA-256 of the canonical list
     # the owned deck (catalog.models.decks) the player registered with: its identity is locked
-    # (the deck cannot be traded away) while the event is not finished (issue 30 §5)
+    # (the deck cannot be traded away) while the event is not finished
     owned_deck_id: int | None = Field(default=None, index=True)
     legal: bool | None = None  # None: no list yet
     verdict: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
@@ -239,7 +239,7 @@ class Redemption(SQLModel, table=True):
 
 
 class Store(SQLModel, table=True):
-    """A shop as an account (issue 29 §6): its staff manage its events, exchange list, chests and
+    """A shop as an account: its staff manage its events, exchange list, chests and
     balances. ``key`` is the folded name every chest, item and event row already carries."""
 
     __tablename__ = "store"

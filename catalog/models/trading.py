@@ -1,4 +1,4 @@
-"""Trades between two users (issue 13, DESIGN §2/§11): offers, their lines per version, the
+"""Trades between two users (DESIGN §2/§11): offers, their lines per version, the
 transition log, feedback after completion, and the price lists users import for the balance.
 
 A trade has one row; every counter-offer is a new ``version`` of it (the lines carry their

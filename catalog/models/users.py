@@ -142,7 +142,7 @@ class CollectionImport(SQLModel, table=True):
 
 
 class ImportMapping(SQLModel, table=True):
-    """A user's column mapping for a header no preset knows (issue 31 §3): remembered when an
+    """A user's column mapping for a header no preset knows: remembered when an
     import with it is confirmed, offered for the next file with the same header."""
 
     __tablename__ = "import_mapping"
@@ -198,10 +198,10 @@ class WantItem(SQLModel, table=True):
     printing_id: int | None = Field(default=None, foreign_key="printing.id")  # None: any printing
     quantity: int = 1
     min_condition: str = Field(default="MP", max_length=8)  # worst acceptable
-    # Issue 13 §4: the language / finish the want insists on (grades.py vocabularies); None = any.
+    # the language / finish the want insists on (grades.py vocabularies); None = any.
     language: str | None = Field(default=None, max_length=8)
     finish: str | None = Field(default=None, max_length=8)
-    # Issue 28 §2: a printing want refines the card want (its copies count towards it) unless
+    # a printing want refines the card want (its copies count towards it) unless
     # the user wants this printing on top of it. Meaningless on a card want (always False).
     in_addition: bool = False
     updated_at: datetime

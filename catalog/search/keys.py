@@ -298,7 +298,7 @@ def resolve_keyword(value: str, games: list[tuple[GameModule, int]]) -> tuple[st
     word = fold(match["word"])
     for module, _gid in games:
         for keyword in module.keywords:
-            if word in {fold(w) for w in keyword.words()}:  # the importer's words too (issue 12)
+            if word in {fold(w) for w in keyword.words()}:  # the importer's words too
                 subject = match["subject"] or match["tail"]
                 return keyword.kind, int(match["value"]) if match["value"] else None, subject
     return None

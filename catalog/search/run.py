@@ -109,7 +109,7 @@ def _game_scope(
     all_games = {slug: gid for slug, gid, _v, _c in rows}
     if versions is not None:
         versions.update((slug, version) for slug, _gid, _v, version in rows)
-    # each game as its catalogue speaks it (a declared rarity ladder, extra houses: issue 12)
+    # each game as its catalogue speaks it (a declared rarity ladder, extra houses)
     modules = {slug: GAMES[slug].with_vocabulary(vocabulary) for slug, _gid, vocabulary, _c in rows if slug in GAMES}
     scope = [slug for slug in GAMES if slug in all_games]
     wanted: set[str] = set()

@@ -1,4 +1,4 @@
-"""Trading (issue 13): offers holding the giver's copies, a versioned state machine, settlement
+"""Trading: offers holding the giver's copies, a versioned state machine, settlement
 through the ledger, matching, balance and reputation. Never imports Flask.
 
 - ``reservation``: what open offers hold, availability, the "needs attention" mark;

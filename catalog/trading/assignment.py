@@ -1,4 +1,4 @@
-"""The exact assignment of one partner's copies of a card to one user's wants for it (issue 28 §1).
+"""The exact assignment of one partner's copies of a card to one user's wants for it.
 
 Greedy was wrong: a lax printing want took the NM copy a strict card want needed (1 counted, 2
 possible). This is a maximum flow, source → want (its need) → each copy it accepts → sink (the
@@ -47,7 +47,7 @@ def accepts(want: Want, copy: Copy) -> bool:
 
 
 def assign(wants: list[Want], copies: list[Copy]) -> list[tuple[Copy, int]]:
-    """(copy, how many of it) giving the most copies to the wants of one card (issue 28 §1).
+    """(copy, how many of it) giving the most copies to the wants of one card.
 
     A maximum flow, source → want (its need) → each copy it accepts → sink (the copies left).
     Greedy was wrong: a lax printing want took the NM copy a strict card want needed. One want,

@@ -1,4 +1,4 @@
-"""The balance of an offer (issue 13 §4): rarity points by default, or the viewer's price list.
+"""The balance of an offer: rarity points by default, or the viewer's price list.
 
 Rarity points: 2 ** rank on the game's ladder (C 1, R 2, PR 4, UR 8, SR 16 in 永恒之轮): a rough
 "one rarity up is worth two" that Deckbox-style trade helpers use when no prices are known.

@@ -1,4 +1,4 @@
-"""Matching (issue 13 §4): trade partners ranked by two-sided coverage.
+"""Matching: trade partners ranked by two-sided coverage.
 
 For me and every other user whose lists are public:
 - what they can give that I still miss: per want, want − owned (a printing-specific want counts
@@ -7,8 +7,8 @@ For me and every other user whose lists are public:
   acceptable condition or better) and, when the want names a language and/or a finish, in
   that language/finish only: such a want's "owned" counts only copies in them too (a want for
   闪 is not covered by a 普通 copy, neither as a match nor as owned); a printing want refines
-  the card want of its card unless wanted in addition (issue 28 §2), and each card's copies
-  go to its wants by an exact assignment, a maximum flow (issue 28 §1);
+  the card want of its card unless wanted in addition, and each card's copies
+  go to its wants by an exact assignment, a maximum flow;
 - what I can give that they still miss, the same way round.
 Keep-N is honoured: a user's copies of a printing offered beyond "total − keep N" for its rarity
 are not counted, whatever the for-trade numbers say. Ranked by the smaller side first (a
@@ -126,8 +126,8 @@ def _wants(
 
 
 def _refine(of_card: list[Want]) -> list[Want]:
-    """The wants for one card once the printing wants refining the card want count towards it
-    (issue 28 §2): the card want misses only what they do not ask for already.
+    """The wants for one card once the printing wants refining the card want count towards it:
+    the card want misses only what they do not ask for already.
 
     Printing wants met already never leave the database, and count 0 here, as they should.
     """

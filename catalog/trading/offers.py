@@ -1,4 +1,4 @@
-"""Offers and their state machine (issue 13 §1): propose, counter, decline, cancel, dispute, expire.
+"""Offers and their state machine: propose, counter, decline, cancel, dispute, expire.
 
 States: proposed → countered (a new version of the same trade, written by the party who
 counters; the other side's agreement is gone: only the non-author may accept) → accepted →
@@ -216,7 +216,7 @@ def propose(
     get_decks: Sequence[int] = (),
 ) -> Trade:
     """Offer ``give`` (the proposer's copies) for ``get`` (the recipient's): a new trade, version 1.
-    ``give_decks`` / ``get_decks``: whole decks each side owns (issue 30: a deck is one unit).
+    ``give_decks`` / ``get_decks``: whole decks each side owns (a deck is one unit).
 
     The proposer's copies are held from now on. Refused, with nothing written: trading with
     oneself, an unknown recipient, a bad mode or line, more than the open-offer limit of a new

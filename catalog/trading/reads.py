@@ -217,7 +217,7 @@ def action_count(*, session: Session, user_id: int, now: datetime) -> int:
 @cache
 def _action_count_statement() -> Any:
     """:func:`action_count`'s statement, built once (it is on every signed-in page: building
-    its clauses cost more than running it; issue 32)."""
+    its clauses cost more than running it;)."""
     user: Any = bindparam("user_id")
     now: Any = bindparam("now")
     mine = or_(TRADE.proposer_id == user, TRADE.recipient_id == user)

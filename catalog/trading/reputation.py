@@ -1,4 +1,4 @@
-"""Reputation (issue 13 §5): feedback after a trade, completed counts, disputes kept visible.
+"""Reputation: feedback after a trade, completed counts, disputes kept visible.
 
 Each party may leave one feedback (positive / neutral / negative + comment) on a completed or
 disputed trade. A profile shows the completed-trade count, the feedback, and the disputes as

@@ -1,5 +1,5 @@
 """Reservation: which copies open offers hold, what is still available, and the
-"needs attention" mark when a held copy leaves the collection (issue 13 §2).
+"needs attention" mark when a held copy leaves the collection.
 
 available for trade = ``for_trade`` − copies held by the giver's open offers.
 
@@ -105,7 +105,7 @@ def available(session: Session, *, user_id: int, now: datetime, exclude_trade_id
     """Every (printing, grade) the user can still offer: for trade − held (only positive ones).
 
     ``exclude_trade_id``: what a new version of that trade may take, its own holds left out —
-    exactly what :func:`check_available` allows a counter (issue 28 §3: the counter form added
+    exactly what :func:`check_available` allows a counter (the counter form added
     the trade's lines to the availability, though only its author's lines are held by it).
     """
     holds = held(session, giver_id=user_id, now=now, exclude_trade_id=exclude_trade_id)

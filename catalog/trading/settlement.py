@@ -1,4 +1,4 @@
-"""Settlement (issue 13 §3): accept, and for mail trades sent / received per side.
+"""Settlement: accept, and for mail trades sent / received per side.
 
 One transaction moves the cards: both parties locked in id order (``ledger.lock_user`` on
 PostgreSQL; ``BEGIN IMMEDIATE`` through the caller's writer transaction on SQLite), the trade
@@ -123,7 +123,7 @@ def accept(*, session: Session, trade_id: int, user_id: int, version: int, now: 
         exclude_trade_id=trade_id,
     )
     decks = {user_id: deck_lines_of(session, trade, user_id), other: deck_lines_of(session, trade, other)}
-    if any(decks.values()):  # whole decks (issue 30): still the givers', for trade, not locked by an event
+    if any(decks.values()):  # whole decks: still the givers', for trade, not locked by an event
         check_decks_available(session, sides=decks, now=now, exclude_trade_id=trade_id)
     trade.status, trade.accepted_at, trade.updated_at = "accepted", now, now
     session.add(trade)

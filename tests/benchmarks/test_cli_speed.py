@@ -1,4 +1,4 @@
-"""Command-line start-up (issue 17, ``make bench``): whole-process wall time of ``lunzang --help``,
+"""Command-line start-up (``make bench``): whole-process wall time of ``lunzang --help``,
 ``lunzang search 孙悟空`` and ``lunzang deck check`` on the sample catalogue, median of
 ``BENCH_CLI_RUNS`` runs after two warm-up runs, next to the floor (a Python that imports Flask,
 SQLAlchemy, SQLModel and click, which every command needs) and ``python -c pass``.

@@ -14,7 +14,7 @@ whose schema is rebuilt.
 page in set and in name order, search-language and plain filters, each page as a person opens
 it again (its placing kept), and the first page after a change (+1 / −1 on an item, then the
 page); median and p95 of ``BENCH_PAGE_RUNS`` runs, SQLite and PostgreSQL taking turns. Targets:
-≤ 150 ms on SQLite (issue 6), any page ≤ 50 ms on both (issue 17). Its PostgreSQL database is
+≤ 150 ms on SQLite, any page ≤ 50 ms on both. Its PostgreSQL database is
 ``BENCH_PAGES_DATABASE`` (default ``BENCH_COLLECTION_DATABASE`` + ``_pages``), whose schema is
 rebuilt.
 """
@@ -152,7 +152,7 @@ def test_collection_import_throughput(catalogue: Path, tmp_path: Path) -> None:
 PAGE_ITEMS = int(os.environ.get("BENCH_COLLECTION_ITEMS", "50000"))
 PAGE_RUNS = int(os.environ.get("BENCH_PAGE_RUNS", "25"))
 PAGES_DATABASE = os.environ.get("BENCH_PAGES_DATABASE", DATABASE + "_pages")
-PAGE_TARGET = 50  # ms, any page on both databases (issue 17)
+PAGE_TARGET = 50  # ms, any page on both databases
 PAGE_URLS = [
     ("page 1", "/collection"),
     ("a later page (600)", "/collection?page=600"),
@@ -305,8 +305,8 @@ def _page_timings(
 def test_collection_page_speed(catalogue: Path, tmp_path: Path) -> None:
     """GET /collection for a user owning BENCH_COLLECTION_ITEMS (50,000) distinct printings.
 
-    Targets: ≤ 150 ms server time for a filtered, paginated page on SQLite (issue 6); any page
-    ≤ 50 ms on both databases, PostgreSQL side by side with SQLite (issue 17).
+    Targets: ≤ 150 ms server time for a filtered, paginated page on SQLite; any page
+    ≤ 50 ms on both databases, PostgreSQL side by side with SQLite.
     """
     from catalog.collection.grades import ItemGrade
     from catalog.collection.ledger import apply_deltas

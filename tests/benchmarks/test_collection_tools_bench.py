@@ -1,4 +1,4 @@
-"""Collection files from other tools (issue 31, ``make bench BENCH_ARGS="-k tool_files"``).
+"""Collection files from other tools (``make bench BENCH_ARGS="-k tool_files"``).
 
 Over a synthetic catalogue of ``BENCH_PRINTINGS`` printings (default 100,000), a collection of
 ``BENCH_ROWS`` rows (default 100,000, our columns) is imported into one user, then exported in

@@ -98,6 +98,6 @@ def test_deck_check_on_the_large_catalogue(catalogue_url: str, tmp_path: Path) -
         f"  POST /api/v1/decks/check: first {_ms(api[0])}, then median {_ms(statistics.median(api[1:]))}, "
         f"worst {_ms(max(api[1:]))} (same process: the pool is already cached)"
     )
-    # The 10 unknown copies count towards the deck's size as written (issue 12: an unknown card
+    # The 10 unknown copies count towards the deck's size as written (an unknown card
     # never drags a false "too small" along with it).
     assert suggested == 10 and cards == 60

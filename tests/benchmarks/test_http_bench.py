@@ -1,4 +1,4 @@
-"""HTTP load against real servers, as shares of ``/healthz`` in the same run (issue 32):
+"""HTTP load against real servers, as shares of ``/healthz`` in the same run:
 ``make bench BENCH_ARGS="-k http"``.
 
 ``lunzang serve --workers 2`` on the sample catalogue; wrk (Debian's package) from the same

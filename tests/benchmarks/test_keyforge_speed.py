@@ -1,4 +1,4 @@
-"""KeyForge as it really is (issue 30), ``make bench BENCH_ARGS="-k keyforge"``: every real set
+"""KeyForge as it really is, ``make bench BENCH_ARGS="-k keyforge"``: every real set
 in one import run (≤ 10 s, and its peak traced memory), and a deck page (≤ 50 ms). Needs
 ../shared/realdata (or LUNZANG_REALDATA); PostgreSQL too when KF_BENCH_POSTGRES_URL names a
 database of one's own (its name must contain "test")."""

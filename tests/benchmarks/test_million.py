@@ -1,4 +1,4 @@
-"""A million printings (issue 17 item 4): opt-in, ``make bench BENCH_ARGS="-k million"`` (or
+"""A million printings: opt-in, ``make bench BENCH_ARGS="-k million"`` (or
 ``BENCH_MILLION=1``); a plain ``make bench`` skips it, since it takes a quarter of an hour.
 
 The same run measures ``BENCH_MILLION_SIZES`` (default 100,000 and 1,000,000 printings) so each

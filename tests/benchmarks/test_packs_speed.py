@@ -1,4 +1,4 @@
-"""Booster engine speed (issue 5): ``make bench`` prints the figures; nothing here is timed-asserted.
+"""Booster engine speed: ``make bench`` prints the figures; nothing here is timed-asserted.
 
 - packs per second of the vectorised engine against a plain-Python loop, one pack at a time,
   filling the same packs (7 distinct commons + 1 weighted card), measured in the same run;

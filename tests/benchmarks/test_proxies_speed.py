@@ -1,4 +1,4 @@
-"""Proxy PDF of a 75-card deck (issue 15 item 13; ``make bench BENCH_ARGS="-k proxies"``).
+"""Proxy PDF of a 75-card deck (``make bench BENCH_ARGS="-k proxies"``).
 
 Before: 6.6 MB, 0.5 s warm, 1.8 s cold. Target: ≤ 2 MB and ≤ 250 ms warm. Through the Flask
 test client, as a visitor asks for it: cold = an empty face cache (every distinct face drawn

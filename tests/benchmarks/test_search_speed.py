@@ -3,7 +3,7 @@
 SQLite and, when it answers, PostgreSQL (its own ``<BENCH_DATABASE_PREFIX>_search`` database)
 hold the same catalogue and are measured side by side: every run of a query on one is followed
 by the same run on the other, so load from elsewhere on the machine falls on both alike, and
-the ratio PostgreSQL / SQLite is of the same moments (issue 17: ≤ 1.2 for the median). Three
+the ratio PostgreSQL / SQLite is of the same moments (≤ 1.2 for the median). Three
 measurements per query of a fixed mix of 20: the search function, the same compiled SQL
 (every statement it ran) run directly on the connection (the floor), and the HTTP layer
 (``GET /cards`` page, also "cold" with no result tile kept as right after an import, and
@@ -260,7 +260,7 @@ def test_search_latency(engines: dict[str, Any]) -> None:
         for label, samples in pooled[name].items():
             median, p95 = _stats(samples)
             print(f"ALL {label:<14} median {median:6.1f} ms   p95 {p95:6.1f} ms")
-        # Issue 17's targets, as ratios of this run's medians: API ≤ 1.2× search(), /cards ≤ 1.5×.
+        # targets, as ratios of this run's medians: API ≤ 1.2× search(), /cards ≤ 1.5×.
         base = _stats(pooled[name]["search()"])[0]
         ratios = ", ".join(
             f"{label} {_stats(pooled[name][label])[0] / base:.2f}×"

@@ -1,4 +1,4 @@
-"""Name suggestions on a synthetic 100,000-printing catalogue (issue 33 §4: ≤ 20 ms a call).
+"""Name suggestions on a synthetic 100,000-printing catalogue (≤ 20 ms a call).
 
 ``make bench BENCH_ARGS="-k suggest"``. SQLite (the endpoint reads an in-memory index built
 once per catalogue version, so the database only matters for that first build, printed apart).

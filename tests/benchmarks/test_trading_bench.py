@@ -3,7 +3,7 @@
 ``test_matching_speed``: matches for one user among ``BENCH_TRADE_USERS`` (default 1,000) public
 users with ``BENCH_TRADE_LISTS`` (default 200) wants and 200 haves each, over a synthetic
 catalogue of ``BENCH_TRADE_PRINTINGS`` (default 5,000) printings, on SQLite; ``BENCH_TRADE_PRINTING_WANTS``
-(default 0.1) of the wanted cards have a printing want as well. Target (issue 13):
+(default 0.1) of the wanted cards have a printing want as well. Target:
 ≤ 300 ms. The data is written in bulk (items, wants and their ledger rows), not timed.
 
 ``test_settlement_throughput``: local trades of 10 lines (5 each way) proposed and accepted one
@@ -40,7 +40,7 @@ LISTS = int(os.environ.get("BENCH_TRADE_LISTS", "200"))
 PRINTINGS = int(os.environ.get("BENCH_TRADE_PRINTINGS", "5000"))
 TRADES = int(os.environ.get("BENCH_TRADES", "100"))
 # The share of wanted cards with a printing want too (half of them "in addition"): the wants then
-# compete for the same copies and matching assigns them by a flow (issue 28 §1).
+# compete for the same copies and matching assigns them by a flow.
 PRINTING_WANTS = float(os.environ.get("BENCH_TRADE_PRINTING_WANTS", "0.1"))
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
@@ -135,9 +135,7 @@ def matching_data(engine: Engine) -> tuple[list[int], int, int]:
                         "updated_at": NOW,
                     }
                 )
-                if (
-                    PRINTING_WANTS and rng.random() < PRINTING_WANTS
-                ):  # issue 28: a printing want competing for the copies
+                if PRINTING_WANTS and rng.random() < PRINTING_WANTS:  # a printing want competing for the copies
                     wants.append(
                         wants[-1]
                         | {

@@ -83,6 +83,6 @@ def test_verdict_updates_while_typing(
         expect(page.locator("h2.verdict")).to_have_text("不合法")
         expect(page.locator('li[data-code="banned"]')).to_be_visible()
         expect(page.locator("table.odds")).to_be_visible()
-        assert "list=" not in page.url  # issue 33: the list is posted, never put in a URL
+        assert "list=" not in page.url  # the list is posted, never put in a URL
     finally:
         page.context.close()

@@ -219,7 +219,7 @@ def test_haves_show_stars_and_checklist_fields_select_on_focus(browser: Browser,
         row = page.locator("tr[data-printing]").first
         row.locator("input[name=for_trade]").fill("1")
         row.get_by_role("button", name="保存").click()
-        expect(page.locator(".flashes")).to_be_visible()  # posted in place (issue 33 §3): wait for it
+        expect(page.locator(".flashes")).to_be_visible()  # posted in place: wait for it
         page.goto(live_server + "/haves")
         rarity = page.locator("table .rarity").first
         expect(rarity).to_contain_text("★")

@@ -1,4 +1,4 @@
-"""Issue 33 §3: the small actions — deck +/−, collection ±1 from the search grid and the
+"""the small actions — deck +/−, collection ±1 from the search grid and the
 collection table, want lines — change the counts in place without a page load, and work the
 same with JavaScript off; the working deck never appears in a URL.
 
@@ -109,7 +109,7 @@ def test_counts_change_in_place_and_without_javascript(
 
 
 def test_name_suggestions_are_a_keyboard_combobox(browser: Browser, live_server: str) -> None:
-    """Issue 33 §4: typing offers names (debounced JSON), ↓ and Enter take one, Escape closes."""
+    """typing offers names (debounced JSON), ↓ and Enter take one, Escape closes."""
     page = open_page(browser)
     try:
         page.goto(live_server + "/decks?game=samsara&list=" + "1%20小红帽·森林歌者")

@@ -1,4 +1,4 @@
-"""My decks in a real browser (issue 30 §5): alice pastes a KeyForge deck, sees its page with its
+"""My decks in a real browser: alice pastes a KeyForge deck, sees its page with its
 houses and figures, marks it for trade; bob offers his deck for it and the trade page lists both
 whole decks. At 390 and 1366 px, in Chinese and in English."""
 

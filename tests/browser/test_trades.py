@@ -66,7 +66,7 @@ def test_alice_and_bob_find_each_other_and_swap(
         phone.get_by_role("link", name=f"交易 #{trade_id}").click()
         phone.get_by_role("link", name="还价 / 修改").click()
         assert phone.evaluate("document.documentElement.scrollWidth") <= 390  # the composer fits a phone
-        # exactly what the new version may take (issue 28 §3): bob's one copy, not 1 + the 1 asked
+        # exactly what the new version may take: bob's one copy, not 1 + the 1 asked
         expect(phone.get_by_label("小红帽·狼猎手 的数量")).to_have_attribute("max", "1")
         expect(phone.get_by_label("小红帽·森林歌者 的数量")).to_have_attribute("max", "2")
         phone.get_by_label("小红帽·森林歌者 的数量").fill("2")  # bob wants both for-trade copies

@@ -4,7 +4,7 @@ A throwaway SQLite database with the sample catalogue; one server on 127.0.0.1:`
 (default 18163), stopped at the end. Every operation of ``/api/v1/openapi.json`` gets
 ``FUZZ_EXAMPLES`` generated cases (default 40) with every check (server errors, status codes,
 content types, response schemas, headers …), then the stateful phase follows the document's
-OpenAPI links (issue 28 §11): a proposed trade is read, countered, accepted, cancelled, sent,
+OpenAPI links: a proposed trade is read, countered, accepted, cancelled, sent,
 received, disputed; an event's pairings lead to its results.
 
 What the run needs to get past "nothing of that name" is seeded first (:func:`seed`): the fuzzer

@@ -45,7 +45,7 @@ def seat_players(session: Session, event: Event, names: list[str], engine: Engin
 
 
 def staff_store(session: Session, store: str, username: str) -> None:
-    """Make ``username`` staff of ``store`` (created if missing; flushed only). Issue 29 §6: an
+    """Make ``username`` staff of ``store`` (created if missing; flushed only). an
     organiser acts only for the stores they staff."""
     from catalog.accounts import get_user_by_name
     from catalog.events import stores
@@ -59,7 +59,7 @@ def staff_store(session: Session, store: str, username: str) -> None:
         session.flush()
 
 
-# Issue 29: 8 players, 3 rounds, where P1 and P6 are level on points and their OMWs are the same
+# 8 players, 3 rounds, where P1 and P6 are level on points and their OMWs are the same
 # fraction, but summed in floats in a different order they differ in the last bit, so the float
 # comparison never consulted GW and named P6 champion over P1, who has the better GW (MTR 3.1).
 FLOAT_TIE = [

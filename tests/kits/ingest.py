@@ -1,5 +1,5 @@
 """What an import wrote, as one digest per table (the streaming importer must write the same
-rows as the importer it replaced, issue 17 item 4).
+rows as the importer it replaced,).
 
 Surrogate ids differ between databases and between runs, so every row is written with natural
 keys in their place: a game by its slug, a set by (game, code), a card by (game, name), a
@@ -45,7 +45,7 @@ from catalog.models import (
 
 DROPPED = {"id", "catalogue_version"}
 # Columns added after the digests below were taken, left out while they hold their default, so the
-# old importer's digests still describe what is written (issue 34: card_set.source).
+# old importer's digests still describe what is written (card_set.source).
 LATER = {"source": "", "printed_text": ""}
 
 

@@ -1,4 +1,4 @@
-"""Administration pages (role ``admin`` only): card scan uploads (issue 7)."""
+"""Administration pages (role ``admin`` only): card scan uploads."""
 
 from flask import Blueprint
 

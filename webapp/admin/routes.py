@@ -53,7 +53,7 @@ def _localized(error: LunzangError) -> str:
 
 
 def _page(status: int = 200, **form: str) -> Any:
-    from catalog.images import scans  # Pillow: only the scan pages pay for it (issue 17)
+    from catalog.images import scans  # Pillow: only the scan pages pay for it
 
     rows = scans.list_scans(session=get_session())
     uploaded = request.args.get("uploaded", "")
@@ -78,7 +78,7 @@ def scans_page() -> Any:
 @bp.post("/scans")
 @admin_required
 def upload_scan() -> Any:
-    from catalog.images import scans  # Pillow: only the scan pages pay for it (issue 17)
+    from catalog.images import scans  # Pillow: only the scan pages pay for it
 
     game = request.form.get("game", "").strip()
     set_code = request.form.get("set_code", "").strip()
@@ -114,7 +114,7 @@ def upload_scan() -> Any:
 @bp.post("/scans/<int:printing_id>/remove")
 @admin_required
 def remove_scan(printing_id: int) -> Any:
-    from catalog.images import scans  # Pillow: only the scan pages pay for it (issue 17)
+    from catalog.images import scans  # Pillow: only the scan pages pay for it
 
     removed = scans.remove_scan(session=get_session(), printing_id=printing_id)
     if removed:
@@ -205,7 +205,7 @@ def set_user_role(user_id: int) -> Any:
 @bp.get("/stores")
 @admin_required
 def stores_page() -> Any:
-    """Stores as accounts (issue 29 §6): create one, set its prize cap, assign and remove staff."""
+    """Stores as accounts: create one, set its prize cap, assign and remove staff."""
     from catalog.events import stores
 
     session = get_session()

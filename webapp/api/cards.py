@@ -86,7 +86,7 @@ def card_url_builder() -> Any:
     """``url_for("cards.card_detail", game_slug=…, name=…)`` for a page of cards: the URL up to
     the name built once per game (``~`` stands in for the name and is never quoted), then each
     name quoted as the ``path`` converter quotes it. url_for ran ~6 µs a card, 0.35 ms of a
-    60-card answer (issue 17: the API ≤ 1.2× the search it answers with)."""
+    60-card answer (the API ≤ 1.2× the search it answers with)."""
     prefixes: dict[str, str] = {}
 
     def card_url(game: str, name: str) -> str:

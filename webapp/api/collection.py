@@ -1,4 +1,4 @@
-"""The caller's collection (issue 6 §7): list, change one item, import, export, the ledger.
+"""The caller's collection: list, change one item, import, export, the ledger.
 
 Every route acts on the calling user's own collection only (:func:`api_user`): there is no
 user in any URL, so one token can never reach another user's cards. Reads accept the

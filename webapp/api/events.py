@@ -1,4 +1,4 @@
-"""Events in the API (issue 14 §9): read-only events, pairings and standings (public); registration
+"""Events in the API: read-only events, pairings and standings (public); registration
 and result reporting with a bearer token.
 
 A result posted by the event's organiser (or an admin) is recorded at once; one posted by a
@@ -34,7 +34,7 @@ _ROUND = parameter("round", "query", {"type": "integer", "minimum": 0})
 
 def _event_links(event_id: str) -> dict[str, Any]:
     """OpenAPI links from an answer naming an event (runtime expression ``event_id``) to its
-    pages and writes (issue 28 §11: schemathesis' stateful phase follows them)."""
+    pages and writes (schemathesis' stateful phase follows them)."""
     targets = ("getEvent", "eventPairings", "eventStandings", "registerForEvent", "reportResult")
     return {target[0].upper() + target[1:]: {"operationId": target, "parameters": {"event_id": event_id}}
             for target in targets}  # fmt: skip

@@ -156,7 +156,7 @@ def operation(
 
 
 ERROR_CONTENT = {"application/json": {"schema": schema_of(Error, mode="serialization")}}
-# Answers any operation can give, whatever its module documents (issue 16: schemathesis found the
+# Answers any operation can give, whatever its module documents (schemathesis found the
 # document disagreeing with the server): the validation layer's 400 (webapp.validation), a busy
 # or unreachable database's 503 (webapp.errors); with a body, 413; with security, 401; with a
 # path parameter, 404.

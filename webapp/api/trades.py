@@ -47,7 +47,7 @@ schema_of(shapes.TradeLineIn, mode="validation")  # the offers' lines (read by r
 
 def _trade_links(trade: str) -> dict[str, Any]:
     """OpenAPI links from an answer holding a trade at JSON pointer ``trade`` to what can be done
-    with it next (issue 28 §11: a client, or schemathesis' stateful phase, follows them)."""
+    with it next (a client, or schemathesis' stateful phase, follows them)."""
     links: dict[str, Any] = {
         "GetTrade": {"operationId": "getTrade", "parameters": {"trade_id": f"$response.body#{trade}/id"}}
     }

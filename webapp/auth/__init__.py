@@ -13,7 +13,7 @@ def hash_method() -> str | None:
 
 
 def blueprint() -> Blueprint:
-    """The blueprint with its pages, imported here when the app registers it (issue 17), not
+    """The blueprint with its pages, imported here when the app registers it, not
     with the package: ``lunzang user`` (:mod:`webapp.auth.cli`) needs none of them."""
     from webapp.auth import reset, routes  # noqa: F401
 

@@ -115,7 +115,7 @@ def list_command() -> None:
         if not users:
             click.echo("还没有用户。用 lunzang user create NAME 创建。")
         for account in users:
-            # Issue 33 §6: UTC unlabelled while the site shows Asia/Shanghai; now the user's zone, named.
+            # UTC unlabelled while the site shows Asia/Shanghai; now the user's zone, named.
             zone = accounts.time_zone_of(account)
             created = account.created_at
             created = created if created.tzinfo is not None else created.replace(tzinfo=UTC)

@@ -1,4 +1,4 @@
-"""Password reset on the web (issue 33 item 8): ask for a link, follow it, set a new password.
+"""Password reset on the web: ask for a link, follow it, set a new password.
 
 With MAIL_SERVER set, /password/forgot e-mails a one-time link to the address on the account;
 the page says the same whether or not a matching account exists (no way to probe for names).

@@ -115,7 +115,7 @@ def register() -> Any:
 @bp.post("/logout")
 def logout() -> Any:
     # Ends the session on the server, not only in this browser: every session and remember
-    # cookie of the user stops working (issue 16). The price: signing out on one device signs
+    # cookie of the user stops working. The price: signing out on one device signs
     # out the others too — chosen over a table of sessions, which a copied cookie would
     # otherwise outlive.
     if current_user.is_authenticated:

@@ -6,7 +6,7 @@ bp = Blueprint("packs", __name__, url_prefix="/packs")
 
 
 def blueprint() -> Blueprint:
-    """The blueprint with its pages, imported here when the app registers it (issue 17), not
+    """The blueprint with its pages, imported here when the app registers it, not
     with the package: ``lunzang packs`` (:mod:`webapp.boosters.cli`) needs none of them."""
     from webapp.boosters import routes  # noqa: F401
 

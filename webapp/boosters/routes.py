@@ -162,7 +162,7 @@ def complete(game_slug: str, code: str) -> Any:
         again: dict[str, Any] = {"trials": trials, "seed": fresh, **({"mine": 1} if mine else {})}
         return redirect(url_for("packs.complete", game_slug=game_slug, code=model.set_code, **again))
     owned = None
-    if mine:  # issue 33 §7: how many more boxes, given what I own (every grade counts)
+    if mine:  # how many more boxes, given what I own (every grade counts)
         from catalog.collection.reads import owned_counts
 
         ids = [p.id for p in model.printings]

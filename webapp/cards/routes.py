@@ -223,7 +223,7 @@ def random() -> Any:
 
 @bp.route("/suggest")
 def suggest() -> Any:
-    """Card names for the letters typed so far (issue 33 §4): JSON for the suggestion boxes of
+    """Card names for the letters typed so far: JSON for the suggestion boxes of
     the search box, the deck builder, wants and trades (static/suggest.js). ``q`` (a name,
     pinyin, initials or an English name, any part of it), optional ``game`` and ``limit``."""
     from flask import jsonify

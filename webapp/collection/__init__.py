@@ -1,4 +1,4 @@
-"""The collection area: items, imports and exports, wants and haves (issue 6).
+"""The collection area: items, imports and exports, wants and haves.
 
 Pages under ``/collection`` (all for the signed-in user's own collection): the item list
 (``routes``), the +1/−1, for-trade and note forms every page posts to (``routes``), set
@@ -12,7 +12,7 @@ bp = Blueprint("collection", __name__, url_prefix="/collection")
 
 
 def blueprint() -> Blueprint:
-    """The blueprint with its pages, imported here when the app registers it (issue 17), not
+    """The blueprint with its pages, imported here when the app registers it, not
     with the package: ``lunzang collection`` (:mod:`webapp.collection.cli`) needs none of them."""
     from webapp.collection import routes, sets, transfer  # noqa: F401
 

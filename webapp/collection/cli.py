@@ -1,7 +1,7 @@
 """``lunzang collection import|export|undo``: a thin caller of :mod:`catalog.collection`.
 
 Import prints a summary, or every problem as ``FILE:LINE: COLUMN: message`` and exits 2
-with nothing written (the CSV contract of issue 6 §4).
+with nothing written (the collection CSV contract).
 """
 
 from __future__ import annotations

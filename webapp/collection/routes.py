@@ -195,7 +195,7 @@ def index() -> Any:
 
 def _form_int(name: str, message: Message) -> int:
     """A whole number of the form: ASCII digits within an integer column (``int()`` took ``1_0``
-    and ``１``), else ``message`` (issue 28 §5)."""
+    and ``１``), else ``message``."""
     try:
         return parse_int(request.form.get(name, ""), field=name, low=-INT32)
     except BadNumber:

@@ -43,7 +43,7 @@ def _int_field(name: str, default: int | None = None) -> int | None:
     raw = request.form.get(name, "").strip()
     if not raw:
         return default
-    try:  # ASCII digits within an integer column (int() took 1_0 and １): issue 28 §5
+    try:  # ASCII digits within an integer column (int() took 1_0 and １)
         return parse_int(raw, field=name, low=-INT32)
     except BadNumber:
         return None

@@ -32,7 +32,7 @@ def _photo() -> proposals.Scan | None:
     upload = request.files.get("photo")
     if upload is None or not upload.filename:
         return None
-    from catalog.images import scans  # Pillow: only an upload pays for it (issue 17)
+    from catalog.images import scans  # Pillow: only an upload pays for it
 
     stored = scans.store_upload(data=scans.read_limited(upload.stream), store_dir=scan_dir())
     return proposals.Scan(stored.sha256, stored.width, stored.height)
@@ -225,7 +225,7 @@ def proposal(proposal_id: int) -> Any:
 @bp.get("/proposals/<int:proposal_id>/photo")
 @login_required
 def proposal_photo(proposal_id: int) -> Any:
-    from catalog.images import scans  # Pillow: only the photo pays for it (issue 17)
+    from catalog.images import scans  # Pillow: only the photo pays for it
 
     found = _visible(proposal_id)
     sha = found.proposal.scan_sha256

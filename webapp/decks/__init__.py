@@ -6,7 +6,7 @@ bp = Blueprint("decks", __name__)
 
 
 def blueprint() -> Blueprint:
-    """The blueprint with its pages, imported here when the app registers it (issue 17), not
+    """The blueprint with its pages, imported here when the app registers it, not
     with the package: ``lunzang deck`` (:mod:`webapp.decks.cli`) needs none of them."""
     from webapp.decks import owned, routes, saved  # noqa: F401
 

@@ -99,7 +99,7 @@ def _with_name(result: DeckCheck) -> dict[str, Any]:
 
 def _checked(file: str, game: str | None, format_code: str | None) -> tuple[Session, DeckCheck]:
     """The decklist judged, in an open session; exits 2 when unreadable or naming unknown cards."""
-    from catalog.images import decks as deckimages  # Pillow: only drawing pays for it (issue 17)
+    from catalog.images import decks as deckimages  # Pillow: only drawing pays for it
 
     text = _read(file)
     engine = get_engine()
@@ -140,7 +140,7 @@ def _write(out: Path, data: bytes) -> None:
 @with_appcontext
 def deck_image(file: str, game: str | None, format_code: str | None, out: Path) -> None:
     """把卡组画成一张 PNG（卡图网格、张数、合法性），便于分享。出错时退出码为 2，不写文件。"""
-    from catalog.images import decks as deckimages  # Pillow: only drawing pays for it (issue 17)
+    from catalog.images import decks as deckimages  # Pillow: only drawing pays for it
     from webapp.helpers import cache_dir, scan_dir
 
     session, result = _checked(file, game, format_code)
@@ -161,7 +161,7 @@ def deck_image(file: str, game: str | None, format_code: str | None, out: Path) 
 @with_appcontext
 def deck_proxies(file: str, game: str | None, out: Path, no_basics: bool) -> None:
     """把卡组的每一张卡排成 A4 代理卡 PDF（每页 3×3，63×88 毫米，带裁切线）。出错时退出码为 2，不写文件。"""
-    from catalog.images import proxies  # Pillow: only drawing pays for it (issue 17)
+    from catalog.images import proxies  # Pillow: only drawing pays for it
     from webapp.helpers import cache_dir, scan_dir
 
     session, result = _checked(file, game, None)

@@ -1,4 +1,4 @@
-"""Decks players own (issue 30 §5): "my decks" (a file, pasted text or a known deck), marked for
+"""Decks players own: "my decks" (a file, pasted text or a known deck), marked for
 trade, offered whole through the trade offers; a deck's page with its houses, cards by house,
 enhancements and figures (§4). Thin views over catalog.collection.owned_decks."""
 

@@ -1,7 +1,7 @@
 """Thin views: read the list, call catalog.decks.check / deckstats, render.
 
 The deck being built is kept in the browser's (signed) session and travels in POST bodies, not in
-URLs (issue 33 §3): the checker's form, its + / − buttons and "add a card" post the list, the
+URLs: the checker's form, its + / − buttons and "add a card" post the list, the
 server keeps it and answers with a redirect to the bare ``/decks?game=…&format=…``. A list too
 long for the session cookie is answered directly instead. ``/decks?list=…`` still reads (an old
 bookmark); checking a deck writes nothing in the database.
@@ -195,7 +195,7 @@ def export(kind: str) -> Response:
 
 def _drawable() -> Any:
     """The checked deck, or 400 when it is empty, unreadable or names cards we do not have."""
-    from catalog.images import decks as deckimages  # Pillow: only drawing pays for it (issue 17)
+    from catalog.images import decks as deckimages  # Pillow: only drawing pays for it
 
     text, game, format_code, _turns = _params()
     result, problems = _run(text, game, format_code)
@@ -218,7 +218,7 @@ def _download(data: bytes, mimetype: str, filename: str) -> Response:
 @bp.route("/decks/image.png")
 def deck_image() -> Response:
     """The checked deck as a PNG to share (grid of card images, counts, legality badge)."""
-    from catalog.images import decks as deckimages  # Pillow: only drawing pays for it (issue 17)
+    from catalog.images import decks as deckimages  # Pillow: only drawing pays for it
 
     data, _rows = deckimages.deck_image_of(
         session=get_session(), check=_drawable(), scan_dir=scan_dir(), cache_dir=cache_dir()
@@ -230,7 +230,7 @@ def deck_image() -> Response:
 def proxies() -> Response:
     """Every copy of the checked deck on A4 proxy sheets (3×3 cards of 63×88 mm, cut marks);
     ``no_basics=1`` leaves out the game's basic cards (永恒之轮: basic 法力石)."""
-    from catalog.images import proxies as proxysheets  # Pillow: only drawing pays for it (issue 17)
+    from catalog.images import proxies as proxysheets  # Pillow: only drawing pays for it
 
     try:
         data, _copies = proxysheets.deck_proxies_of(
@@ -258,7 +258,7 @@ def print_sheet() -> str:
         module=GAMES[result.pool.game],
         rows={s: [r for r in rows if r[0] == s] for s in SECTIONS},
         section_labels=section_labels(),
-        # the signed-in player's name unless another is asked for (issue 33 §6: it was blank)
+        # the signed-in player's name unless another is asked for (it was blank)
         player=request.args.get("player", "") or (current_user.username if current_user.is_authenticated else ""),
     )
 

@@ -1,4 +1,4 @@
-"""Saved decks (issue 6 §6): a signed-in user's decks, what their collection covers of each,
+"""Saved decks: a signed-in user's decks, what their collection covers of each,
 and the missing cards into the want list. Thin views over catalog.collection.saved_decks.
 
 Every page is the owner's: another user's deck id is a 404, with nothing read or changed.
@@ -34,7 +34,7 @@ def deck_query(summary: saved_decks.DeckSummary) -> dict[str, str]:
         "game": summary.game,
         "format": summary.deck.format_code,
         "list": summary.deck.text,
-        "name": summary.deck.name,  # the deck image's title (issue 33 §6: it read 未命名卡组)
+        "name": summary.deck.name,  # the deck image's title (it read 未命名卡组)
     }
     return {k: v for k, v in query.items() if v}
 
@@ -50,7 +50,7 @@ def _deck_page(deck_id: int, *, error: str | None = None, status: int = 200) -> 
     except NotFound as failure:
         abort(404, localized(failure))
     choices = format_choices(get_session())
-    # The format's name (标准), not its code (standard), in the header (issue 33 §6).
+    # The format's name (标准), not its code (standard), in the header.
     names = {(c.game, code): name for c in choices for code, name in c.formats}
     page = render_template(
         "decks/saved.html",

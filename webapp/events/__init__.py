@@ -1,4 +1,4 @@
-"""Events on the web (issue 14): public event pages (pairings, standings, round clock), my
+"""Events on the web: public event pages (pairings, standings, round clock), my
 events, the organiser dashboard, seasons, chests and exchange lists."""
 
 from flask import Blueprint
@@ -7,7 +7,7 @@ bp = Blueprint("events", __name__)
 
 
 def blueprint() -> Blueprint:
-    """The blueprint with its pages, imported here when the app registers it (issue 17), not
+    """The blueprint with its pages, imported here when the app registers it, not
     with the package: ``lunzang event`` (:mod:`webapp.events.cli`) needs none of them."""
     from webapp.events import downloads, manage, routes  # noqa: F401
 

@@ -117,7 +117,7 @@ def create_command(
                     Message(f"{user.username} 没有主办者（organizer）角色", f"{user.username} is not an organizer")
                 )
             organizer_id = user.id
-            if store.strip():  # issue 29 §6: an organiser acts only for the stores they staff
+            if store.strip():  # an organiser acts only for the stores they staff
                 stores.require_staff(session=session, user=user, store=store.strip())
         event = reg.create_event(
             session=session, name=name, game=game, format_code=format_code, date=held_on, now=now(),

@@ -1,7 +1,7 @@
 """The organiser's downloads and the store's exchange list (split from ``manage``): the event's
 score sheet (XLSX, CSV), the store's dated exchange list (edit, redeem, export). Exports carry
-no live formula and CSV headers follow the page's language (issue 29 §8); only the store's staff
-act for a store (issue 29 §6).
+no live formula and CSV headers follow the page's language; only the store's staff
+act for a store.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from webapp.helpers import utcnow
 
 
 def page_language() -> str:
-    """The CSV header language: the page's (issue 29 §8)."""
+    """The CSV header language: the page's."""
     return "en" if str(get_locale()) == "en" else "zh"
 
 

@@ -105,7 +105,7 @@ def _tabs() -> list[tuple[str, str]]:
 
 
 def _dashboard_page(event: Event, diff: Any = None, tab: str | None = None) -> Any:
-    """The organiser's page: opens on the current round when there is one (issue 29 §1)."""
+    """The organiser's page: opens on the current round when there is one."""
     session = get_session()
     players = reg.registrations(session=session, event=event)
     current = reads.round_view(session=session, event=event)
@@ -193,7 +193,7 @@ ACTIONS = (
     "walk_in", "close", "unlock", "pair", "result", "confirm", "swap", "drop", "undrop", "disqualify", "publish",
     "finish", "reopen", "end_early", "add_round", "prizes", "edit",
 )  # fmt: skip
-# issue 29 §2: these go through a page stating their consequences first (no JavaScript needed)
+# these go through a page stating their consequences first (no JavaScript needed)
 CONFIRMED = ("close", "pair", "drop", "disqualify", "finish", "reopen", "end_early")
 
 

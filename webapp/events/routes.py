@@ -108,7 +108,7 @@ def event_page(event_id: int) -> Any:
 
 
 def _flags(session: Any, event: Event, me: Any) -> dict[int, Any] | None:
-    """Missing and illegal lists flagged in the standings, for the organiser (issue 29 §3)."""
+    """Missing and illegal lists flagged in the standings, for the organiser."""
     if not reg.can_manage(event, me):
         return None
     return {
@@ -212,7 +212,7 @@ def register(event_id: int) -> Any:
 
 
 def _owned_decks(session: Any, event: Any, me: Any) -> list[Any]:
-    """A signed-in player's own decks of the event's game that can be registered (issue 30)."""
+    """A signed-in player's own decks of the event's game that can be registered."""
     if me is None or getattr(GAMES.get(event.game), "write_deck", None) is None:
         return []
     from catalog.collection.owned_decks import my_decks
@@ -310,7 +310,7 @@ def exchange(store: str) -> Any:
     session = get_session()
     today = utcnow().date()
     items = prizes.exchange_list(session=session, store=store[:100])
-    # issue 29 §6: only the store's staff (and admins) see its balances and edit its list
+    # only the store's staff (and admins) see its balances and edit its list
     manages = stores.is_staff(session=session, user=user(), store_key=fold(store[:100]))
     return render_template(
         "events/exchange.html",

@@ -117,7 +117,7 @@ def card_image(game_slug: str, set_code: str, filename: str) -> Any:
     )
     assert printing is not None and card is not None and card_set is not None
     scan = session.get(PrintingScan, printing.id)
-    from catalog.images import scans  # Pillow: only drawing (a cold cache) pays for it (issue 17)
+    from catalog.images import scans  # Pillow: only drawing (a cold cache) pays for it
 
     face, etag = scans.face_of(
         card,

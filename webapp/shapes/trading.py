@@ -188,7 +188,7 @@ def _side(view: TradeView, giver_id: int) -> TradeSide:
         sent_at=sent.isoformat() if sent else None,
         received_at=received.isoformat() if received else None,
     )
-    if view.decks.get(giver_id):  # whole decks (issue 30): an optional key, absent otherwise
+    if view.decks.get(giver_id):  # whole decks: an optional key, absent otherwise
         side.gives_decks = [WholeDeck(owned_deck=i, name=n) for i, n in view.decks[giver_id]]
     return side
 

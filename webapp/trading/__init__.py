@@ -1,4 +1,4 @@
-"""Trading on the web (issue 13): inbox, composer, trade page, matches, price list.
+"""Trading on the web: inbox, composer, trade page, matches, price list.
 
 Settings come from the app config (:func:`webapp.helpers.trade_settings`, shared with the API).
 """
@@ -9,7 +9,7 @@ bp = Blueprint("trades", __name__)
 
 
 def blueprint() -> Blueprint:
-    """The blueprint with its pages, imported here when the app registers it (issue 17), not
+    """The blueprint with its pages, imported here when the app registers it, not
     with the package: ``lunzang trades`` (:mod:`webapp.trading.cli`) needs none of them."""
     from webapp.trading import routes  # noqa: F401
 

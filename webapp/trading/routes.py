@@ -106,7 +106,7 @@ def _composer(
     q_theirs, q_mine = request.args.get("q_theirs", ""), request.args.get("q_mine", "")
     counter_of = trade.trade.id if trade is not None else None
     # A counter: exactly what the new version may take, the trade's own holds left out (the
-    # check counter() makes), its current lines shown even at 0 (issue 28 §3).
+    # check counter() makes), its current lines shown even at 0.
     theirs = offerable(
         session=session,
         user_id=partner.id,
@@ -302,7 +302,7 @@ def counter_post(trade_id: int) -> Any:
 
 
 def _kept_decks(session: Any, trade_id: int) -> dict[str, list[int]]:
-    """The whole decks of the current version (issue 30): the card form does not edit them, so a
+    """The whole decks of the current version: the card form does not edit them, so a
     counter keeps them on both sides instead of dropping them."""
     from catalog.collection.owned_decks import deck_lines_of
     from catalog.models import Trade

@@ -3,7 +3,7 @@
 Read besides the CSV folders (``lunzang import CotA.json``); the ingest reader asks each game's
 :class:`~catalog.games.base.JsonFormat` whether it knows a JSON file, and this is KeyForge's.
 
-What the files say, and how we read it (issue 30):
+What the files say, and how we read it:
 
 - a multi-house card is one collector number listed once per house: one row, its houses joined;
 - an Evil Twin (rarity ``Evil Twin``, Dark Tidings on) has its original's name and other numbers:

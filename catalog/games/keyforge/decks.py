@@ -1,4 +1,4 @@
-"""熔钥秘境 decks as the world writes them (issue 30 §4), read into plain deck dicts that
+"""熔钥秘境 decks as the world writes them, read into plain deck dicts that
 :mod:`catalog.decks.lists` turns into decklists:
 
 - keyteki's deck JSON (``keyforge-standalone-decks.json``: one deck object or a list of them):

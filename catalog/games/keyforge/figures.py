@@ -1,4 +1,4 @@
-"""熔钥秘境: the public figures players compare between decks (issue 30 §4), from a resolved deck:
+"""熔钥秘境: the public figures players compare between decks, from a resolved deck:
 æmber bonus (the cards' own plus enhancement icons), creatures / actions / artifacts / upgrades,
 total power and armor of the creatures, keyword counts, the bonus icons enhancements add, and
 the cards by the house they play for."""

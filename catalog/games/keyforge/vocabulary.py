@@ -128,7 +128,7 @@ KEYWORDS: tuple[Keyword, ...] = (
 )
 _KEYWORD_LOOKUP = {fold(w): k for k in KEYWORDS for w in k.words()}  # the words kw: accepts too
 _RE_KEYWORD = re.compile(r"^(?P<word>[^():：\d]+?)\s*(?:[(:：]\s*(?P<value>\d+)\s*\)?)?\s*(?P<bare>\d+)?$")
-# KeyForge's lists are open (issue 30): every set brings houses, keywords, card types and rarities
+# KeyForge's lists are open: every set brings houses, keywords, card types and rarities
 # no earlier set had, and later sets must import without a code change. A word we have not seen
 # is accepted when it is a word: letters or digits (any script), single spaces, hyphens or
 # underscores between them, at most 40 characters. Anything else (markup, punctuation, a
@@ -204,10 +204,10 @@ class KeyForge(GameModule):
     line_markers = MARKERS
     icon_words = ICON_WORDS
     card_slug = staticmethod(slugify)
-    # the file's words for our fields, in messages (issue 30)
+    # the file's words for our fields, in messages
     file_columns: ClassVar[Mapping[str, str]] = {"faction": "house", "attack": "power", "defense": "armor"}
     # reprints may change a card's words: the newest set wins, older wordings stay on their
-    # printings (issue 30)
+    # printings
     errata = True
     rarity = RARITY
     keywords = KEYWORDS
@@ -258,7 +258,7 @@ class KeyForge(GameModule):
     _extended_keywords = False
 
     def new_word(self, vocabulary: str, word: str) -> str | None:
-        """KeyForge's lists are open: a well-formed word is a new word (issue 30). Houses,
+        """KeyForge's lists are open: a well-formed word is a new word. Houses,
         types and keywords are stored in lower case as the community data writes them;
         rarities as written (``Evil Twin``)."""
         word = " ".join(word.split())

@@ -116,7 +116,7 @@ KEYWORDS: tuple[Keyword, ...] = (
 )
 
 # Every word of a keyword (Chinese, English, code, aliases: Keyword.words) is read alike here
-# and by search's kw: (one vocabulary, issue 12).
+# and by search's kw: (one vocabulary,).
 _PLAIN = {fold(w): k for k in KEYWORDS if not k.has_value and not k.has_subject for w in k.words()}
 _VALUED = {fold(w): k for k in KEYWORDS if k.has_value and not k.has_subject for w in k.words()}
 _SUBJECT_FIRST = {fold(w): k for k in KEYWORDS if k.has_subject and k.kind != "transform" for w in k.words()}
