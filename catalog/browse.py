@@ -80,18 +80,31 @@ def sets_by_series(session: Session, game: Game) -> list[tuple[str, list[SetSumm
 
 
 def every_set_by_series(session: Session) -> list[tuple[Game, list[tuple[str, list[SetSummary]]]]]:
-    """:func:`sets_by_series` of every imported game (registry order) in two statements, not
-    two per game (``/api/v1/sets`` ran 12 for three games)."""
-    counts = _rarity_counts(session, None)
-    per_game: dict[str, tuple[Game, list[CardSet]]] = {}
-    for card_set, game in session.execute(
-        select(CardSet, Game)
+    """:func:`sets_by_series` of every imported game (registry order) in one statement, not
+    two per game: each set joined to its rarity counts (a row per set and rarity, one row with
+    no rarity for a set without printings)."""
+    counts_of = (
+        select(
+            col(Printing.set_id).label("set_id"),
+            col(Printing.rarity).label("rarity"),
+            func.count().label("printings"),
+        )
+        .group_by(col(Printing.set_id), col(Printing.rarity))
+        .subquery()
+    )
+    counts: dict[int, dict[str, int]] = {}
+    per_game: dict[str, tuple[Game, dict[int, CardSet]]] = {}
+    for card_set, game, rarity, printings in session.execute(
+        select(CardSet, Game, counts_of.c.rarity, counts_of.c.printings)
         .join(Game, col(Game.id) == col(CardSet.game_id))
-        .order_by(col(CardSet.position), col(CardSet.code))
+        .outerjoin(counts_of, counts_of.c.set_id == col(CardSet.id))
+        .order_by(col(CardSet.position), col(CardSet.code), col(CardSet.id))
     ):
-        per_game.setdefault(game.slug, (game, []))[1].append(card_set)
+        per_game.setdefault(game.slug, (game, {}))[1].setdefault(card_set.id or 0, card_set)
+        if rarity is not None:
+            counts.setdefault(card_set.id or 0, {})[rarity] = printings
     return [
-        (per_game[slug][0], _grouped(module_of(per_game[slug][0]), per_game[slug][1], counts))
+        (per_game[slug][0], _grouped(module_of(per_game[slug][0]), per_game[slug][1].values(), counts))
         for slug in GAMES
         if slug in per_game
     ]
