@@ -154,6 +154,19 @@ def test_a_page_with_forms_is_private_to_its_session(csrf_app, engine: Engine, t
     assert "卡组中 1 张" not in two.get(SEARCH).get_data(as_text=True)
 
 
+def test_a_kept_page_without_a_form_sets_no_cookie(csrf_app, engine: Engine, tmp_path: Path) -> None:
+    """The home page has no form that posts: a visitor without a session gets none (no token
+    made and signed per request), and its validator still answers 304."""
+    run_import(engine, write_folder(tmp_path / "v1"))
+    visitor = csrf_app.test_client(use_cookies=False)
+    first, again = visitor.get("/"), visitor.get("/")
+    assert first.status_code == again.status_code == 200
+    assert "Set-Cookie" not in again.headers and "csrf_token" not in again.get_data(as_text=True)
+    assert again.headers["ETag"] == first.headers["ETag"]
+    assert visitor.get("/", headers={"If-None-Match": first.headers["ETag"]}).status_code == 304
+    assert "Set-Cookie" in visitor.get(SEARCH).headers  # a page with forms makes its token
+
+
 def test_signed_in_results_share_the_kept_page_with_their_own_counts(app, web, engine: Engine, login) -> None:
     anonymous = web.get(SEARCH).get_data(as_text=True)
     assert "我有" not in anonymous

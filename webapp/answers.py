@@ -334,7 +334,10 @@ def answer(kept: Kept) -> Response:
     elif personal:
         # The parts of a visitor depend on the session alone (its CSRF token, working deck,
         # flashed messages): the validator names them, and only this browser may keep the page.
-        generate_csrf()
+        # A page with no form of its own (the home page) makes no token: no session cookie is
+        # set for a visitor who has none, and none is signed for every request.
+        if any(name == "csrf" for name, *_args in kept.parts):
+            generate_csrf()
         state = f"{web_session.get('csrf_token', '')}\n{json.dumps(web_session.get('working_deck'), sort_keys=True)}"
         etag = hashlib.sha256(f"{etag}\n{state}".encode()).hexdigest()[:32]
     if etag is not None and etag in request.if_none_match and not web_session.get("_flashes"):

@@ -137,9 +137,11 @@ def _run(title: str, servers: list[Server], card: str = "孙悟空") -> None:
         f"| /healthz (mean of first and last) | {healthz:,.0f} | {floor[0]['p50']:.0f} ms |"
         f" {floor[0]['p99']:.0f} ms | 1 | |"
     )
-    for label, got, target in rows:
+    for (label, _path, signed, _target), (_label, got, target) in zip(paths, rows, strict=True):
         errors = f" ({got['errors']:.0f} non-2xx)" if got["errors"] else ""
-        wanted = f"≥ {target}, p99 ≤ 100 ms" if target else ""
+        # the p99 bound is the anonymous answers' (64 connections at a fifth of the floor's rate
+        # wait ~5 times its latency by Little's law: the issue sets the share alone there)
+        wanted = (f"≥ {target}" + ("" if signed else ", p99 ≤ 100 ms")) if target else ""
         print(
             f"| {label} | {got['rate']:,.0f}{errors} | {got['p50']:.0f} ms | {got['p99']:.0f} ms |"
             f" {got['rate'] / healthz:.2f} | {wanted} |"
