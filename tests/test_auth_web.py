@@ -441,7 +441,7 @@ def test_api_reads_accept_the_signed_in_session(client: Any, login: Any) -> None
     assert client.get("/api/v1/me").get_json() == {"username": "alice", "role": "admin"}
 
 
-def test_api_writes_never_accept_the_session_cookie(app: Any, client: Any, login: Any) -> None:
+def test_api_writes_never_accept_the_session_cookie(fresh_app: Any, login: Any) -> None:
     """The API is CSRF-exempt, so only a bearer token may authorise a write there."""
     from flask import jsonify
 
@@ -452,7 +452,8 @@ def test_api_writes_never_accept_the_session_cookie(app: Any, client: Any, login
         return jsonify({"user": api_user().username})
 
     # An endpoint named "api.…" counts as the API blueprint's: its error handlers, no CSRF.
-    app.add_url_rule("/api/v1/_test_write", endpoint="api._test_write", view_func=write, methods=["POST"])
+    fresh_app.add_url_rule("/api/v1/_test_write", endpoint="api._test_write", view_func=write, methods=["POST"])
+    client = fresh_app.test_client()
     login(client, "alice")
     assert client.post("/api/v1/_test_write").status_code == 401
     token = create_token_on_page(client)

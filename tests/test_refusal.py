@@ -29,7 +29,7 @@ def _users(app: Flask) -> list[str]:
 
 
 @pytest.fixture
-def throwaway(app: Flask, make_user: Any) -> Flask:
+def throwaway(fresh_app: Flask, make_user: Any) -> Flask:
     """The test app with views that write the user ``zed`` and then answer in different ways."""
 
     def write() -> None:
@@ -66,8 +66,8 @@ def throwaway(app: Flask, make_user: Any) -> Flask:
         ("/api/v1/_test/400", answers_400_without_raising),
         ("/_test/writes", writes),
     ):
-        app.add_url_rule(path, endpoint=path, view_func=view, methods=["POST"])
-    return app
+        fresh_app.add_url_rule(path, endpoint=path, view_func=view, methods=["POST"])
+    return fresh_app
 
 
 def test_a_page_that_writes_then_raises_commits_nothing(throwaway: Flask) -> None:

@@ -400,36 +400,3 @@ def test_set_page_links_to_its_packs_odds_and_checklist(web) -> None:
         "/packs/samsara/M4/odds",
         "/collection/sets/samsara/M4",
     ]
-
-
-def test_a_second_app_renders_from_the_compiled_templates_and_an_edit_recompiles(
-    sample_app, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    """Templates are compiled once per process (webapp.TEMPLATE_CODE), not once per app: the
-    suite builds an app per test, and compiling them was most of each one's first page."""
-    import jinja2
-
-    from webapp import create_app
-
-    first = sample_app.test_client().get("/sets").get_data(as_text=True)
-    second_app = create_app({**sample_app.config, "TESTING": True})
-    second_app.instance_path = str(tmp_path / "instance")
-
-    def no_compiling(*args, **kwargs):
-        raise AssertionError("a template was compiled again")
-
-    with monkeypatch.context() as patch:
-        patch.setattr(jinja2.Environment, "compile", no_compiling)
-        assert second_app.test_client().get("/sets").get_data(as_text=True) == first
-    # An edited template (another source checksum) is compiled afresh, not served from the cache.
-    env = second_app.jinja_env
-    loader = jinja2.DictLoader({"probe.html": "one"})
-    env.loader = loader
-    assert env.get_template("probe.html").render() == "one"
-    fresh = create_app({**sample_app.config, "TESTING": True})
-    fresh.jinja_env.loader = jinja2.DictLoader({"probe.html": "two"})
-    assert fresh.jinja_env.get_template("probe.html").render() == "two"
-    from webapp.db import dispose
-
-    dispose(second_app)
-    dispose(fresh)

@@ -10,34 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask, request
-from jinja2 import BytecodeCache  # Flask imports Jinja anyway: no start-up cost
-from jinja2.bccache import Bucket
 
 LANGUAGES = {"zh": "简体中文", "en": "English"}
-
-
-class _ProcessBytecodeCache(BytecodeCache):
-    """Compiled templates kept for the life of the process, shared by every app it builds.
-
-    Jinja compiles a template once per app (its environment's cache); a server builds one app,
-    but the test suite builds one per test (over a thousand) and compiling the templates was
-    most of each one's first page. Jinja checks each entry against the template's source
-    checksum, so an edited template is compiled again.
-    """
-
-    def __init__(self) -> None:
-        self._codes: dict[str, bytes] = {}
-
-    def load_bytecode(self, bucket: Bucket) -> None:
-        code = self._codes.get(bucket.key)
-        if code is not None:
-            bucket.bytecode_from_string(code)
-
-    def dump_bytecode(self, bucket: Bucket) -> None:
-        self._codes[bucket.key] = bucket.bytecode_to_string()
-
-
-TEMPLATE_CODE = _ProcessBytecodeCache()
 
 
 def select_locale() -> str:
@@ -51,12 +25,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from flask_babel import Babel, get_locale
 
     from webapp import errors, health, security, timezones, validation, wording
-    from webapp.routing import LazyBuildRule
 
     app = _new_app()
-    app.url_rule_class = LazyBuildRule  # URL builders compiled when url_for first needs them
     app.json.ensure_ascii = False  # type: ignore[attr-defined]  # Chinese readable in the API, not \uXXXX
-    app.jinja_env.bytecode_cache = TEMPLATE_CODE
     _settings_and_database(app, test_config)
     security.init_app(app)
     validation.init_app(app)
