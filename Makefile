@@ -14,7 +14,7 @@ $(BIN)/python:
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# (setuptools' "Editable installation" banner, 10 lines of !! on a fresh clone, is advice for
-	# packagers, not a failure: silenced; issue 33 §6)
+	# packagers, not a failure: silenced)
 	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 

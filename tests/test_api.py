@@ -42,7 +42,7 @@ def test_json_keeps_chinese_readable(sample_app: Any) -> None:
     ],
 )
 def test_the_document_requires_what_the_server_requires(client: Any, path: str, required: list[str]) -> None:
-    """Issue 16 §12 (schemathesis): a body the document calls valid is not refused for a missing field."""
+    """Schemathesis: a body the document calls valid is not refused for a missing field."""
     spec = client.get("/api/v1/openapi.json").get_json()
     body = spec["paths"][path]["post"]["requestBody"]
     schema = body["content"]["application/json"]["schema"]

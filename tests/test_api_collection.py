@@ -429,7 +429,7 @@ def test_concurrent_plus_and_minus_never_lose_an_update(sample_app: Any, alice: 
 def test_import_an_unknown_header_answers_its_first_rows_then_map_names_the_columns(
     sample_app: Any, alice: Any
 ) -> None:
-    """Issue 31 §3 through the API: 422 unrecognised_header with the header and first rows; ?map= imports."""
+    """Through the API: 422 unrecognised_header with the header and first rows; ?map= imports."""
     client, (alice_id, headers) = sample_app.test_client(), alice
     body = "Karte\tStück\nSummit Fist Champion\t2\n".encode("utf-16")
     refused = client.post(f"{API}/import", data=body, headers=headers)

@@ -1,6 +1,6 @@
 """Accounts on the web and the API: sign-up, sign-in, CSRF, rate limit, tokens, escaping.
 
-The security list of issue 6, each with a test: posts without a CSRF token are refused; one
+The security list, each with a test: posts without a CSRF token are refused; one
 user can neither read nor write another's private data; wrong passwords are throttled; tokens
 work only for their owner and stop when revoked; HTML in user names never reaches a page raw.
 """

@@ -1,4 +1,4 @@
-"""Issue 12 items 11–13: collection CSV round trips with other tools (Deckbox, Excel)."""
+"""Collection CSV round trips with other tools (Deckbox, Excel)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 31 items 1 and 3 on the web: the preview names the tool and the columns it ignored; a
+"""On the web: the preview names the tool and the columns it ignored; a
 header no preset knows gets a mapping step (each column → a field or ignore, the first rows
 shown), and the mapping is remembered for the user's next file with the same header."""
 

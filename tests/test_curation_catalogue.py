@@ -1,4 +1,4 @@
-"""Issue 34 §1 (rest): curators add printings and edit sets and formats (legal sets, ban/limit
+"""Curators add printings and edit sets and formats (legal sets, ban/limit
 lists) on the web through the importer's own checks; each change a revision on the set's or
 format's history, revertable."""
 

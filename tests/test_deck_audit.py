@@ -1,4 +1,4 @@
-"""Issue 12, items 3–7: what an outside audit of the deck checker against the seeds found.
+"""What an outside audit of the deck checker against the seeds found.
 
 Seed 000 (永恒之轮) is the authority: "名称相同的卡牌最多只能放入三张", "军团战魂能在卡组中最多放入
 X张", "『A』限定：A特征以外的战魂都不能放入卡组", "额外卡组：法力石，及额外构筑卡牌组成卡组".

@@ -1,4 +1,4 @@
-"""Issue 16 items 3–4: reads never fail under writes.
+"""Reads never fail under writes.
 
 Item 3: authenticated GETs used to write ``last_used_at`` inside the request's read
 transaction, so concurrent GETs of one token failed ("database is locked" on SQLite) or

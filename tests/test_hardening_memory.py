@@ -23,7 +23,7 @@ from catalog.models import Card, Game
 
 # Budget for the worst allowed proxy request's peak RSS growth: ≤ 9 large faces drawn at a time
 # (2.3 MB each), the JPEG encoder and the PDF in memory (≈ 5 MB for 90 distinct faces). Pages
-# are no longer bitmaps (catalog.images.proxies); the budget stays where issue 16 set it.
+# are no longer bitmaps (catalog.images.proxies); the budget stays where it was set.
 PEAK_GROWTH_BUDGET_MB = 150
 
 # The child's own high-water mark (VmHWM, kB), not getrusage's ru_maxrss: a child forked from a

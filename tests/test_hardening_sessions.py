@@ -1,4 +1,4 @@
-"""Issue 16 items 5–7: security headers, sessions that end on the server, no default secret key."""
+"""Security headers, sessions that end on the server, no default secret key."""
 
 from __future__ import annotations
 

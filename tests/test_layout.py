@@ -5,6 +5,7 @@ resolver exists once. (make lint adds the layers of pyproject.toml's [tool.impor
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -180,3 +181,26 @@ def test_every_type_ignore_says_why() -> None:
     tests/ is not type-checked, so an ignore there would silence nothing: it must say why too
     (none is needed today)."""
     assert _ignores_without_reason() == []
+
+
+TRACKER_REFERENCE = re.compile(r"\bissues? ?#?\d+", re.IGNORECASE)
+
+
+def test_comments_cite_no_tracker_issue() -> None:
+    """The tracker is not in the repository: code and tests say why, not which issue asked
+    (measurements and history live in CHANGELOG.md). Migrations keep theirs: they are history."""
+    found = []
+    kinds = ("*.py", "*.html", "*.js", "*.css", "*.toml")
+    for top in ("catalog", "webapp", "tests", "scripts", "static"):
+        for kind in kinds:
+            for path in (ROOT / top).rglob(kind):
+                relative = path.relative_to(ROOT).as_posix()
+                if "/migrations/" in relative or "/vendor/" in relative or relative == "tests/test_layout.py":
+                    continue
+                for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                    if TRACKER_REFERENCE.search(line):
+                        found.append(f"{relative}:{number}: {line.strip()[:80]}")
+    for name in ("Makefile", "pyproject.toml", ".ci/run"):
+        text = (ROOT / name).read_text(encoding="utf-8")
+        found += [f"{name}: {m.group(0)}" for m in TRACKER_REFERENCE.finditer(text)]
+    assert found == []

@@ -153,7 +153,7 @@ def test_0015_rebuilds_card_search_integers_first_keeping_its_rows() -> None:
     try:
         catalog_db.upgrade(engine, "0013")
         # Today's importer and search use today's columns: the ones later migrations add to the
-        # tables they read exist until the upgrade (issue 34's card_set.source), which adds them.
+        # tables they read exist until the upgrade (card_set.source), which adds them.
         with engine.begin() as connection:
             connection.exec_driver_sql("ALTER TABLE card_set ADD COLUMN source varchar(500) NOT NULL DEFAULT ''")
             # and printing.printed_text (0026, which adds it only when missing)

@@ -1,4 +1,4 @@
-"""Issue 34 §5 on the site: per game, the import-format zip and the JSON bulk file, built once
+"""On the site: per game, the import-format zip and the JSON bulk file, built once
 per catalogue version (a download never writes to the database), crediting the contributors and
 stating the licence; the zip imports back into an empty database as the same catalogue."""
 

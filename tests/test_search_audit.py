@@ -1,4 +1,4 @@
-"""Issue 12, items 2 and 8–10: search keys, a leading ``-`` on the command line, one vocabulary."""
+"""Search keys, a leading ``-`` on the command line, one vocabulary."""
 
 from __future__ import annotations
 

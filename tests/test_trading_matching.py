@@ -121,7 +121,7 @@ def test_keep_n_offers_the_worst_copies_and_only_for_its_own_rarity(kit: Kit) ->
     assert matches(kit) == {"dave": (1, 0)}
 
 
-# A want for 闪 in English (issue 13 §4 "language/finish when the want says so") against one
+# A want for 闪 in English ("language/finish when the want says so") against one
 # partner copy in each grade: only an English foil covers it; a want naming neither takes any.
 @pytest.mark.parametrize(
     ("language", "finish", "have", "covered"),
@@ -225,7 +225,7 @@ def test_set_want_reads_aliases_and_list_wants_shows_them(kit: Kit) -> None:
 
 
 # find_matches ranks partners by an upper bound first and works out the exact coverage only for
-# the best candidates (issue 13 benchmark). Against the exact coverage of every public user,
+# the best candidates (the matching benchmark). Against the exact coverage of every public user,
 # on random lists where the bounds are loose (worn or foreign copies, printing-specific wants,
 # owned copies, keep-N, held copies, private users), the shown partners must be the same, in
 # the same order, with the same lines, for every limit.

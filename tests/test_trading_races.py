@@ -1,5 +1,5 @@
-"""The PROOF of issue 13: races on real databases (threads, SQLite file or PostgreSQL) and a
-randomized 1,000-operation run, after which no card was made or lost.
+"""Trading neither makes nor loses a card: races on real databases (threads, SQLite file or
+PostgreSQL) and a randomized 1,000-operation run, after which no card was made or lost.
 
 Cited failures elsewhere: two simultaneous accepts duplicating cards; accepting more copies
 than owned; SteamKey.Trade accepting an item that was gone.

@@ -391,7 +391,7 @@ def test_other_games_badges_climb_the_neutral_scale(web) -> None:
 
 
 def test_set_page_links_to_its_packs_odds_and_checklist(web) -> None:
-    """Issue 15 item 7 (links): open a pack or a box, the odds, my checklist."""
+    """The set page's links: open a pack or a box, the odds, my checklist."""
     actions = section(page(web, "/sets/samsara/M4"), 'class="buttons set-actions"', "</p>")
     hrefs = [html.unescape(h) for h in re.findall(r'href="([^"]+)"', actions)]
     assert hrefs[:4] == [  # then the proposal link a signed-in player may follow

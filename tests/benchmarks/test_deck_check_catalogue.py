@@ -1,6 +1,6 @@
 """Deck checking on the 100,000-printing synthetic catalogue (``make bench``; figures, no asserts).
 
-Issue 16: a legal 3-card check took 4.9 s and 30 unknown lines 10.8 s, because every request
+Once a legal 3-card check took 4.9 s and 30 unknown lines 10.8 s, because every request
 loaded the game's whole pool and ran difflib over every name for every unknown line. Now the
 pool is cached per catalogue version and suggestions come from a bounded index. Measured:
 a 60-card deck with 10 unknown names (each gets "did you mean") through ``check_decklist`` —

@@ -1,6 +1,6 @@
 """Event speed (``make bench BENCH_ARGS="-k events"``), pure Python, no database.
 
-- Pairing one Swiss round of 512 players after 5 played rounds (issue 14 target ≤ 1 s): the
+- Pairing one Swiss round of 512 players after 5 played rounds (target ≤ 1 s): the
   5 rounds are played first (seeded, random results with draws); then round 6 is paired 5 times
   with different seeds, median and worst printed.
 - Standings of 2,000 players × 10 rounds (target ≤ 200 ms): records, OMW/GW/OGW and the sort,

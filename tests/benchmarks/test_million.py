@@ -222,7 +222,7 @@ def test_a_million_printings(tmp_path_factory: pytest.TempPathFactory) -> None:
             loads += [load, figures["load after"]]
             print(f"  {database}: " + ", ".join(f"{k} {v:,.1f}" for k, v in figures.items()), flush=True)
             _table(results, database)
-    print(f"\nA million printings (issue 17): load average {min(loads):.1f}–{max(loads):.1f}")
+    print(f"\nA million printings: load average {min(loads):.1f}–{max(loads):.1f}")
     for database in DATABASES:
         _table(results, database)
     assert results

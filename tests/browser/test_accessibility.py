@@ -1,4 +1,4 @@
-"""Issue 33 §5 (What to build): accessibility checked, not assumed. axe-core (npm, vendored by
+"""Accessibility checked, not assumed. axe-core (npm, vendored by
 ``make vendor`` into tests/browser/vendor/axe-core/ with its licence and version) is injected by
 Playwright into Debian's Chromium on every page of ``make screenshots`` (scripts/screenshots.py:
 its site, its pages, its signed-in and signed-out split, plus home both ways) at 390 and 1366 px,
@@ -182,7 +182,7 @@ CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 
 
 def test_signed_in_pages_in_english_hold_no_chinese_outside_card_data(browser: Browser, site: Any) -> None:
-    """Issue 33 §6 (What to build): English complete on every page a signed-in user reaches."""
+    """English complete on every page a signed-in user reaches."""
     base, pages, password, database = site
     words = [*_data_words(database), "样例"]  # the screenshots deck's "名称: 样例" line
     context = browser.new_context(viewport={"width": 1366, "height": 900})

@@ -1,4 +1,4 @@
-"""Issue 15 items 6 and 7 in a real browser at 390 px and 1366 px: the card page in two columns
+"""In a real browser at 390 px and 1366 px: the card page in two columns
 on a desktop and one on a phone, its forms without JS, and the set page's image grid."""
 
 from __future__ import annotations

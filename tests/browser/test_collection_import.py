@@ -1,4 +1,4 @@
-"""Issue 31 §3 in a real browser at 390 px and 1366 px, in both languages: a file whose header no
+"""In a real browser at 390 px and 1366 px, in both languages: a file whose header no
 preset knows goes through the mapping step (each column → a field, the first rows shown), the
 preview, the confirmation; the pages fit the screen."""
 

@@ -1,4 +1,4 @@
-"""Issue 34's "done when" in a real browser, at 390 px and 1366 px, in both languages: a player
+"""The community catalogue in a real browser, at 390 px and 1366 px, in both languages: a player
 proposes a correction with a photo; a curator approves it; the card page shows the new text, the
 search finds it, the history shows the diff crediting the player; the curator reverts it and
 everything is back, search included. A plain user cannot edit directly; a curator cannot grant

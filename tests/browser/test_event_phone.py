@@ -1,4 +1,4 @@
-"""Issue 29, "Done when": a 16-player, 4-round event run from creation to finish on a phone
+"""A 16-player, 4-round event run from creation to finish on a phone
 (Chromium at 390×844): registration with one illegal and one missing list (the deck gate
 refuses to pair them until the policy says "play with a flag"), a draw, a drop, an undrop, a
 correction, the finish. After every result the next table without a result has its buttons in

@@ -1,4 +1,4 @@
-"""Issue 15 items 1–4 in a real browser at 390 px and 1366 px: the header, the collection and
+"""In a real browser at 390 px and 1366 px: the header, the collection and
 the tables on a phone, success messages, readable controls on search tiles."""
 
 from __future__ import annotations

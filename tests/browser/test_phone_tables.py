@@ -1,4 +1,4 @@
-"""Issue 33 §1–2 at 390 and 1366 px, in Chinese and English: the want and have lists, the search
+"""At 390 and 1366 px, in Chinese and English: the want and have lists, the search
 key table and the collection page fit the screen (tables become stacked cards on a phone, no
 cell squeezed to a character a line); the collection's sub-navigation and filters are thumb-sized
 (≥ 44 px); a single opened pack shows its cards at the box view's size.

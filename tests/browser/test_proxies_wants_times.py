@@ -1,4 +1,4 @@
-"""Issue 15 items 12–15 in a real browser at 390 px and 1366 px: an illegal deck's image and
+"""In a real browser at 390 px and 1366 px: an illegal deck's image and
 proxies (basic stones left out with a checkbox), wants pasted as a list, the time zone setting."""
 
 from __future__ import annotations

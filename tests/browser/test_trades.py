@@ -1,4 +1,4 @@
-"""Issue 13's browser test: alice finds bob on the matches page, proposes, bob counters (at
+"""The trading journey in a browser: alice finds bob on the matches page, proposes, bob counters (at
 phone width, without JavaScript), alice accepts; both collections show the cards moved and
 the ledger shows "交易 #id". CSRF is on, as in production."""
 

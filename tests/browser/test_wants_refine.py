@@ -1,4 +1,4 @@
-"""Issue 28 §2 in a real browser at 390 px and 1366 px, in both languages: a printing want
+"""In a real browser at 390 px and 1366 px, in both languages: a printing want
 refines the card want, and its "in addition" box on the wants page says and changes that."""
 
 from __future__ import annotations
