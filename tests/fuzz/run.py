@@ -23,6 +23,7 @@ import json
 import os
 import re
 import secrets
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,6 +39,7 @@ PORT = int(os.environ.get("FUZZ_PORT", "18163"))
 EXAMPLES = os.environ.get("FUZZ_EXAMPLES", "40")
 TIME_LIMIT = int(os.environ.get("FUZZ_SECONDS", "300"))
 MIN_SHARE = float(os.environ.get("FUZZ_MIN_2XX", "0.9"))
+KEEP_HAR = os.environ.get("FUZZ_HAR")  # a path: the run's HAR report is copied there
 
 CARDS = ("M4-001", "M4-002", "M4-003")  # in the sample catalogue; both users hold many for trade
 STOCK = 900
@@ -88,10 +90,11 @@ def prepare(env: dict[str, str]) -> dict[str, Any]:
             for player in ("甲", "乙", "丙", "丁", "戊", "己"):
                 registration.register_player(session=session, event=event, player_name=player, now=now)
             running.pair_next_round(session=session, event=event, seed=1, now=now)
+            paired = event.id
             registration.create_event(
                 session=session, name="报名中", date=date(2026, 12, 31), organizer_id=ids["fuzzer"], **shared
             )
-        return {"tokens": tokens, "deck": legal_samsara_list(engine)}
+        return {"tokens": tokens, "deck": legal_samsara_list(engine), "paired": paired}
     finally:
         engine.dispose()
 
@@ -123,7 +126,7 @@ def seed_trades(url: str, tokens: dict[str, str]) -> None:
                 raise RuntimeError(f"accepting a seeded trade: {status} {body[:200]!r}")
 
 
-def fuzz_profile(document: dict[str, Any], deck: str) -> dict[str, Any]:
+def fuzz_profile(document: dict[str, Any], deck: str, paired: int) -> dict[str, Any]:
     """The live document with the fields that must name seeded data narrowed to it."""
     schemas = document["components"]["schemas"]
     card = {"type": "string", "enum": list(CARDS)}
@@ -165,6 +168,19 @@ def fuzz_profile(document: dict[str, Any], deck: str) -> dict[str, Any]:
     body["content"] = {"text/csv": {"schema": {"type": "string", "enum": [f"set,number,quantity\nM4,{CARDS[2]},1\n"]}}}
     register = document["paths"]["/events/{event_id}/registrations"]["post"]["requestBody"]["content"]
     register["application/json"]["schema"]["properties"]["deck"] = {"type": "string", "enum": [deck]}
+    # a result names the paired event's round 1 and one of its three tables, with a score that
+    # may be played (the draws stay as the document has them: some sums are impossible)
+    results = document["paths"]["/events/{event_id}/results"]["post"]
+    for parameter in results.get("parameters", []):
+        if parameter["name"] == "event_id":
+            parameter["schema"] = {"type": "integer", "enum": [paired]}
+    report = results["requestBody"]["content"]["application/json"]["schema"]["properties"]
+    report |= {
+        "round": {"type": "integer", "enum": [1]},
+        "table": {"type": "integer", "enum": [1, 2, 3]},
+        "wins_a": {"type": "integer", "enum": [2, 1]},
+        "wins_b": {"type": "integer", "enum": [0, 1]},
+    }
     return document
 
 
@@ -209,7 +225,8 @@ def main() -> int:
             _status, raw = Client(server.url).get("/api/v1/openapi.json")
             document = json.loads(raw)
             profile = folder / "openapi.json"
-            profile.write_text(json.dumps(fuzz_profile(json.loads(raw), seeded["deck"])), encoding="utf-8")
+            narrowed = fuzz_profile(json.loads(raw), seeded["deck"], seeded["paired"])
+            profile.write_text(json.dumps(narrowed), encoding="utf-8")
             har = folder / "fuzz.har"
             command = [
                 str(Path(sys.executable).with_name("schemathesis")),
@@ -244,6 +261,8 @@ def main() -> int:
                 print(f"schemathesis stopped after {TIME_LIMIT} s", file=sys.stderr)
                 return 1
             if har.exists():
+                if KEEP_HAR:  # every request and answer, to read after the run
+                    shutil.copyfile(har, KEEP_HAR)
                 counts = answers_2xx(har, document)
                 reached = [label for label, n in counts.items() if n]
                 share = len(reached) / len(counts)
