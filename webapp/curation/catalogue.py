@@ -4,6 +4,7 @@ A refused change rolls back and shows the form again with its message and the cu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from flask import abort, flash, redirect, render_template, request, url_for
@@ -69,29 +70,45 @@ def _save(do: Any, again: Any, done: str) -> Any:
     return redirect(done)
 
 
+def _entry_form(
+    title: str,
+    action: str,
+    back: str,
+    columns: tuple[str, ...],
+    cells: dict[str, str],
+    save: Callable[[dict[str, str], str], Any],
+    *,
+    adding: bool = False,
+) -> Any:
+    """The form of a set's or a format's manifest entry, or of a new printing (``adding``, no
+    current values); posted, ``save(cells sent, note)`` makes the revision, or the form comes
+    back with what was sent and why it was refused."""
+    shown = {"adding": True} if adding else {}
+    if request.method == "GET":
+        return _form(title, action, back, columns, cells, **shown)
+    sent = {c: request.form[c] for c in columns if c in request.form}
+
+    def again(note: str, status: int) -> Any:
+        return _form(title, action, back, columns, {**cells, **sent}, note=note, status=status, **shown)
+
+    return _save(lambda note: save(sent, note), again, back)
+
+
 @bp.route("/set/<int:set_id>/edit", methods=["GET", "POST"])
 @login_required
 def edit_set(set_id: int) -> Any:
     _require_curator()
     card_set, _game = _set_or_404(set_id)
-    columns = catalogue.SET_COLUMNS
-    cells = catalogue.set_cells(get_session(), card_set)
-    title = f"{card_set.code} {card_set.name}"
-    action = url_for("curation.edit_set", set_id=set_id)
-    back = url_for("curation.set_history", set_id=set_id)
-    if request.method == "GET":
-        return _form(title, action, back, columns, cells)
-    sent = {c: request.form[c] for c in columns if c in request.form}
-
-    def do(note: str) -> Any:
-        return catalogue.edit_set(
+    return _entry_form(
+        f"{card_set.code} {card_set.name}",
+        url_for("curation.edit_set", set_id=set_id),
+        url_for("curation.set_history", set_id=set_id),
+        catalogue.SET_COLUMNS,
+        catalogue.set_cells(get_session(), card_set),
+        lambda sent, note: catalogue.edit_set(
             session=get_session(), by=current_user, set_id=set_id, cells=sent, note=note, now=utcnow()
-        )
-
-    def again(note: str, status: int) -> Any:
-        return _form(title, action, back, columns, {**cells, **sent}, note=note, status=status)
-
-    return _save(do, again, back)
+        ),
+    )
 
 
 @bp.route("/format/<int:format_id>/edit", methods=["GET", "POST"])
@@ -99,24 +116,16 @@ def edit_set(set_id: int) -> Any:
 def edit_format(format_id: int) -> Any:
     _require_curator()
     fmt, _game = _format_or_404(format_id)
-    columns = catalogue.FORMAT_COLUMNS
-    cells = catalogue.format_cells(get_session(), fmt)
-    title = f"{fmt.code} {fmt.name}"
-    action = url_for("curation.edit_format", format_id=format_id)
-    back = url_for("curation.format_history", format_id=format_id)
-    if request.method == "GET":
-        return _form(title, action, back, columns, cells)
-    sent = {c: request.form[c] for c in columns if c in request.form}
-
-    def do(note: str) -> Any:
-        return catalogue.edit_format(
+    return _entry_form(
+        f"{fmt.code} {fmt.name}",
+        url_for("curation.edit_format", format_id=format_id),
+        url_for("curation.format_history", format_id=format_id),
+        catalogue.FORMAT_COLUMNS,
+        catalogue.format_cells(get_session(), fmt),
+        lambda sent, note: catalogue.edit_format(
             session=get_session(), by=current_user, format_id=format_id, cells=sent, note=note, now=utcnow()
-        )
-
-    def again(note: str, status: int) -> Any:
-        return _form(title, action, back, columns, {**cells, **sent}, note=note, status=status)
-
-    return _save(do, again, back)
+        ),
+    )
 
 
 @bp.route("/sets/<int:set_id>/add", methods=["GET", "POST"])
@@ -124,21 +133,17 @@ def edit_format(format_id: int) -> Any:
 def add_to_set(set_id: int) -> Any:
     _require_curator()
     card_set, _game = _set_or_404(set_id)
-    columns = new_printing_columns(get_session(), card_set)
-    title = f"{card_set.code} {card_set.name}"
-    action = url_for("curation.add_to_set", set_id=set_id)
-    back = url_for("curation.set_history", set_id=set_id)
-    if request.method == "GET":
-        return _form(title, action, back, columns, {}, adding=True)
-    sent = {c: request.form[c] for c in columns if c in request.form}
-
-    def do(note: str) -> Any:
-        return add_printing(session=get_session(), by=current_user, set_id=set_id, cells=sent, note=note, now=utcnow())
-
-    def again(note: str, status: int) -> Any:
-        return _form(title, action, back, columns, sent, note=note, status=status, adding=True)
-
-    return _save(do, again, back)
+    return _entry_form(
+        f"{card_set.code} {card_set.name}",
+        url_for("curation.add_to_set", set_id=set_id),
+        url_for("curation.set_history", set_id=set_id),
+        new_printing_columns(get_session(), card_set),
+        {},
+        lambda sent, note: add_printing(
+            session=get_session(), by=current_user, set_id=set_id, cells=sent, note=note, now=utcnow()
+        ),
+        adding=True,
+    )
 
 
 @bp.get("/format/<int:format_id>/history")
