@@ -24,12 +24,13 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     error pages (:mod:`webapp.errors`)."""
     from flask_babel import Babel, get_locale
 
-    from webapp import errors, health, security, timezones, validation, wording
+    from webapp import assets, errors, health, security, timezones, validation, wording
 
     app = _new_app()
     app.json.ensure_ascii = False  # type: ignore[attr-defined]  # Chinese readable in the API, not \uXXXX
     _settings_and_database(app, test_config)
     security.init_app(app)
+    assets.init_app(app)
     validation.init_app(app)
     health.init_app(app)
     Babel(app, locale_selector=select_locale)
