@@ -16,8 +16,9 @@ from werkzeug.serving import make_server
 from tests.kits.web import ensure_translations_compiled
 
 HERE = Path(__file__).resolve().parent
-# Debian's Chromium; LUNZANG_CHROMIUM names another build (the Makefile checks the same path).
-CHROMIUM = os.environ.get("LUNZANG_CHROMIUM", "/usr/bin/chromium")
+# Debian's Chromium: its headless shell (what `make test` runs), LUNZANG_CHROMIUM naming another
+# build (`make test-chromium`: the full browser, /usr/bin/chromium); the Makefile checks the path.
+CHROMIUM = os.environ.get("LUNZANG_CHROMIUM", "/usr/bin/chromium-headless-shell")
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -38,9 +39,19 @@ def browser() -> Iterator[Browser]:
         chromium.close()
 
 
+@pytest.fixture(scope="session")
+def drawn_faces(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder of drawn card faces for every browser test of this process. A face's file is
+    named by its card data and the renderer's version (catalog.images.faces.cache_key), so a
+    test reading another's drawing sees exactly what it would have drawn itself, and the sample's
+    faces are drawn once per process instead of once per test."""
+    return tmp_path_factory.mktemp("card-images")
+
+
 @pytest.fixture
-def live_server(sample_app) -> Iterator[str]:
+def live_server(sample_app, drawn_faces: Path) -> Iterator[str]:
     ensure_translations_compiled()
+    sample_app.config["CARD_IMAGE_DIR"] = str(drawn_faces)
     # As in production: every form a browser submits must carry its CSRF token.
     sample_app.config["WTF_CSRF_ENABLED"] = True
     # LUNZANG_TEST_PORT: a fixed port (a shared machine hands each engineer a range), else a free one.
@@ -66,7 +77,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     wanted = any(item.get_closest_marker("browser") for item in session.items)
     if wanted and not os.access(CHROMIUM, os.X_OK):
         pytest.exit(
-            f"{CHROMIUM} is missing: install it with `sudo apt-get install chromium` (as .ci/run does), "
+            f"{CHROMIUM} is missing: install it with `sudo apt-get install {Path(CHROMIUM).name}` (as .ci/run does), "
             "or leave the browser tests out with -m 'not browser'",
             returncode=4,
         )

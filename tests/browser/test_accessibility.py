@@ -5,7 +5,8 @@ its site, its pages, its signed-in and signed-out split, plus home both ways) at
 in Chinese and English: no critical or serious violation. Also: every visible input is labelled,
 and focus is visible (a focused control draws an outline or a box shadow).
 
-One browser, one page per (width, signed in); the site is built once for the module.
+One browser, one page per (width, signed in); the site is built once for the module, its card
+faces drawn once into the browser tests' shared folder (``drawn_faces``), so the pages load whole.
 """
 
 from __future__ import annotations
@@ -86,14 +87,19 @@ def _screenshots_module() -> Any:
     return module
 
 
+# The served site: its address, its pages (stem, path, signed in), alice's password, its database.
+Site = tuple[str, list[tuple[str, str, bool]], str, str]
+
+
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[tuple[str, str, bool]], str, str]]:
+def site(tmp_path_factory: pytest.TempPathFactory, drawn_faces: Path) -> Iterator[Site]:
     from tests.kits.web import ensure_translations_compiled
 
     ensure_translations_compiled()
     shots = _screenshots_module()
     app, deck_text = shots.build_site(tmp_path_factory.mktemp("a11y"))
     app.config["WTF_CSRF_ENABLED"] = True
+    app.config["CARD_IMAGE_DIR"] = str(drawn_faces)
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -117,9 +123,6 @@ def test_axe_finds_nothing_serious_and_inputs_are_labelled(
     base, pages, password, _database = site
     context = browser.new_context(bypass_csp=True, viewport={"width": width, "height": 844 if width < 800 else 900})
     context.add_init_script(path=str(AXE))
-    # Card images are drawn on request (Pillow): axe reads their alt text from the DOM, so the
-    # pictures themselves are not fetched, which keeps the module within the suite's budget.
-    context.route(re.compile(r".*/(images|scans)/.*|.*\.(png|jpg|jpeg|webp)(\?.*)?$"), lambda route: route.abort())
     page = context.new_page()
     page.set_default_timeout(15_000)
     problems: list[str] = []
@@ -186,7 +189,6 @@ def test_signed_in_pages_in_english_hold_no_chinese_outside_card_data(browser: B
     base, pages, password, database = site
     words = [*_data_words(database), "样例"]  # the screenshots deck's "名称: 样例" line
     context = browser.new_context(viewport={"width": 1366, "height": 900})
-    context.route(re.compile(r".*/(images|scans)/.*|.*\.(png|jpg|jpeg|webp)(\?.*)?$"), lambda route: route.abort())
     page = context.new_page()
     problems: list[str] = []
     try:
