@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 from sqlmodel import Session
-from werkzeug.serving import make_server
 
 from catalog.accounts import revoke_token
 from catalog.models import CardSet, LedgerEntry, Printing, User
 from tests.kits.api import API, change, make_token
 from tests.kits.collection import NOW, owned, printing_id
 from tests.kits.db import table_counts
+from tests.kits.web import served
 from webapp.db import get_engine
 
 
@@ -358,15 +358,8 @@ def test_every_collection_route_is_documented_with_bearer_auth(sample_app: Any) 
 
 @pytest.fixture
 def live_server(sample_app: Any) -> Iterator[str]:
-    server = make_server("127.0.0.1", 0, sample_app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, name="lunzang-api-test-server", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join()
-        server.server_close()
+    with served(sample_app, "lunzang-api-test-server") as base:
+        yield base
 
 
 def test_concurrent_plus_and_minus_never_lose_an_update(sample_app: Any, alice: Any, live_server: str) -> None:

@@ -5,15 +5,13 @@ the run stops at once, saying how to install it, when Chromium is missing."""
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, sync_playwright
-from werkzeug.serving import make_server
 
-from tests.kits.web import ensure_translations_compiled
+from tests.kits.web import ensure_translations_compiled, served
 
 HERE = Path(__file__).resolve().parent
 # Debian's Chromium: its headless shell (what `make test` runs), LUNZANG_CHROMIUM naming another
@@ -54,16 +52,8 @@ def live_server(sample_app, drawn_faces: Path) -> Iterator[str]:
     sample_app.config["CARD_IMAGE_DIR"] = str(drawn_faces)
     # As in production: every form a browser submits must carry its CSRF token.
     sample_app.config["WTF_CSRF_ENABLED"] = True
-    # LUNZANG_TEST_PORT: a fixed port (a shared machine hands each engineer a range), else a free one.
-    server = make_server("127.0.0.1", int(os.environ.get("LUNZANG_TEST_PORT", "0")), sample_app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, name="lunzang-test-server", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
-        server.server_close()
+    with served(sample_app) as base:
+        yield base
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser
-from werkzeug.serving import make_server
 
 from tests.kits.browser import WIDTHS
+from tests.kits.web import ensure_translations_compiled, served
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
@@ -93,23 +92,15 @@ Site = tuple[str, list[tuple[str, str, bool]], str, str]
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory, drawn_faces: Path) -> Iterator[Site]:
-    from tests.kits.web import ensure_translations_compiled
-
     ensure_translations_compiled()
     shots = _screenshots_module()
     app, deck_text = shots.build_site(tmp_path_factory.mktemp("a11y"))
     app.config["WTF_CSRF_ENABLED"] = True
     app.config["CARD_IMAGE_DIR"] = str(drawn_faces)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     try:
-        base = f"http://127.0.0.1:{server.server_port}"
-        yield base, shots.pages(deck_text), shots.PASSWORD, app.config["DATABASE_URL"]
+        with served(app) as base:
+            yield base, shots.pages(deck_text), shots.PASSWORD, app.config["DATABASE_URL"]
     finally:
-        server.shutdown()
-        thread.join(timeout=10)
-        server.server_close()
         from webapp.db import dispose
 
         dispose(app)

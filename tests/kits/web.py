@@ -1,11 +1,17 @@
-"""Web helpers: translations compiled before a page is rendered, a page fetched with its status
-checked, and readers of its markup (visible text, a section, table rows, badges)."""
+"""Web helpers: translations compiled before a page is rendered, an app served over real HTTP, a
+page fetched with its status checked, and readers of its markup (visible text, a section, table
+rows, badges)."""
 
 from __future__ import annotations
 
 import html
+import os
 import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from babel.messages.mofile import write_mo
@@ -25,6 +31,28 @@ def ensure_translations_compiled() -> None:
             catalog = read_po(source)
         with mo.open("wb") as target:
             write_mo(target, catalog)
+
+
+# How often a served app's loop looks whether it should stop (seconds): shutdown() waits for it,
+# and at socketserver's default (0.5 s) every browser test's teardown waited ~0.4 s.
+STOP_POLL = 0.02
+
+
+@contextmanager
+def served(app: Any, name: str = "lunzang-test-server") -> Iterator[str]:
+    """``app`` served by werkzeug in a thread on 127.0.0.1 (LUNZANG_TEST_PORT, else a free port:
+    a shared machine hands each engineer a range); yields its base address, stops on leaving."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", int(os.environ.get("LUNZANG_TEST_PORT", "0")), app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, args=(STOP_POLL,), name=name, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+        server.server_close()
 
 
 def page(client, url: str, status: int = 200) -> str:
