@@ -53,18 +53,17 @@ FULL_CHROMIUM := /usr/bin/chromium
 chromium:
 	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) is missing: sudo apt-get install $(notdir $(CHROMIUM)) (.ci/run does it), then make test again" >&2; exit 1; }
 
-# The SQLite suite runs on one worker more than the machine has cores (pytest-xdist; each worker
-# builds its own template database): a browser test waits on its page and some tests on a clock or
-# a subprocess, and with one worker per core a fifth of the CPU sat idle (2 cores: 189 s with two
-# workers, 178 s with three, 178 s with four). loadgroup: a file with module-scoped fixtures
-# (browser, servers) stays on one worker so they start once; other tests go one by one to
-# whichever worker is free (tests/conftest.py). TEST_WORKERS=0 runs serially.
+# The SQLite suite runs on every core (pytest-xdist; each worker builds its own template database).
+# loadgroup: a file with module-scoped fixtures (browser, servers) stays on one worker so they start
+# once; other tests go one by one to whichever worker is free (tests/conftest.py). TEST_WORKERS=0
+# runs serially. (One worker more than cores was measured too: 190 s against 185 s on a clean
+# clone of two cores, within the runs' spread; more workers, more waits on a busy machine.)
 # Lint runs beside the tests (mypy uses one core for ~8 s on a fresh clone); its output follows
 # the tests', and either failing fails make test.
 # PYTHONDONTWRITEBYTECODE emptied: where the environment sets it (this machine does), each worker
 # and each CLI subprocess of the suite compiled our modules anew, and pytest rewrote every test
 # module's asserts again (collecting took ~2.5x the CPU); the suite keeps its bytecode instead.
-TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+TEST_WORKERS ?= auto
 LINT_LOG := build/lint.log
 test: chromium setup
 	@mkdir -p $(dir $(LINT_LOG))
