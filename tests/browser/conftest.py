@@ -1,4 +1,4 @@
-"""Fixtures of the browser tests: the browser (one per module) and the sample app served on a free
+"""Fixtures of the browser tests: the browser (one per test process) and the sample app served on a free
 port of 127.0.0.1 by werkzeug in a background thread. Every test here is marked ``browser``, and
 the run stops at once, saying how to install it, when Chromium is missing."""
 
@@ -29,12 +29,24 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
+    """One browser per test process, started by its first browser test. Each test opens its own
+    contexts (cookies, storage, viewport of its own) and ``_contexts_closed`` closes whatever it
+    left open, so no test sees another's pages. Session-scoped, it ties no file to one worker:
+    pytest-xdist hands browser tests out one by one like the rest (tests/conftest.py)."""
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(autouse=True)
+def _contexts_closed(request: pytest.FixtureRequest) -> Iterator[None]:
+    yield
+    if "browser" in request.fixturenames:
+        for context in request.getfixturevalue("browser").contexts:
+            context.close()
 
 
 @pytest.fixture(scope="session")
