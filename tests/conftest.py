@@ -28,6 +28,7 @@ from sqlmodel import Session
 from catalog import db as catalog_db
 from catalog.ingest import import_catalogue
 from catalog.models import load_all
+from tests.kits.db import share_compiled_sql
 from tests.kits.examples import PROFILE as EXAMPLES_PROFILE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,6 +56,9 @@ ON_POSTGRES = POSTGRES_URL.startswith("postgresql")
 settings.register_profile("suite", settings.get_profile("default"))
 settings.register_profile("thorough", max_examples=1000)
 settings.load_profile(EXAMPLES_PROFILE)
+
+# Each test's SQLite engine reuses the SQL the previous tests' engines compiled (tests/kits/db.py).
+share_compiled_sql()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -4,6 +4,7 @@ fixture promises, then leaves rows behind (the next run would see them if anythi
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
@@ -50,3 +51,29 @@ def test_the_sample_catalogue_is_pristine_in_every_test(sample_catalogue: Engine
     _write_rows(sample_catalogue)
     with Session(sample_catalogue) as session:  # new rows get fresh ids after the copied ones
         assert session.scalars(select(User.username)).all() == ["leaky"]
+
+
+def test_engines_share_compiled_sql_never_rows(tmp_path: Path) -> None:
+    """The suite's SQLite engines reuse each other's compiled statements (tests/kits/db.py): the
+    second engine finds the first's statement compiled, and still reads its own file's rows."""
+    from sqlalchemy import Column, Integer, MetaData, String, Table
+    from sqlalchemy.engine.default import DefaultDialect
+
+    player = Table("player", MetaData(), Column("id", Integer, primary_key=True), Column("name", String(20)))
+    statement = select(player.c.name).where(player.c.id > 0).order_by(player.c.name)
+    engines = [catalog_db.make_engine(f"sqlite:///{tmp_path / name}.sqlite3") for name in ("one", "two")]
+    try:
+        found, hits = [], []
+        for number, engine in enumerate(engines):
+            with engine.begin() as connection:
+                player.create(connection)
+                connection.execute(player.insert().values(name=f"player-{number}"))
+            with engine.connect() as connection:
+                result = connection.execute(statement)
+                hits.append(result.context.cache_hit)
+                found.append(result.scalars().all())
+    finally:
+        for engine in engines:
+            engine.dispose()
+    assert found == [["player-0"], ["player-1"]]
+    assert hits[1] == DefaultDialect.CACHE_HIT
