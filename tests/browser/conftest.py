@@ -51,10 +51,15 @@ def _contexts_closed(request: pytest.FixtureRequest) -> Iterator[None]:
 
 @pytest.fixture(scope="session")
 def drawn_faces(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One folder of drawn card faces for every browser test of this process. A face's file is
-    named by its card data and the renderer's version (catalog.images.faces.cache_key), so a
-    test reading another's drawing sees exactly what it would have drawn itself, and the sample's
-    faces are drawn once per process instead of once per test."""
+    """One folder of drawn card faces for every browser test of this run, shared by pytest-xdist's
+    workers (the run's own temporary root, never a previous run's). A face's file is named by its
+    card data and the renderer's version (catalog.images.faces.cache_key) and appears by rename,
+    so a test reading another's drawing, from either process, sees exactly what it would have
+    drawn itself; the sample's faces are drawn about once per run instead of once per test."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = tmp_path_factory.getbasetemp().parent / "card-images"
+        shared.mkdir(exist_ok=True)
+        return shared
     return tmp_path_factory.mktemp("card-images")
 
 
