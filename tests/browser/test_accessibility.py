@@ -117,7 +117,11 @@ def test_axe_finds_nothing_serious_and_inputs_are_labelled(browser: Browser, sit
     """Each page is loaded once per language and checked at both widths: at the phone's, then
     resized to the desktop's. No script of the site reads the window's width (static/*.js), so a
     page resized is the page loaded at that width: the stylesheet's media queries decide, and they
-    apply on a resize as on a load. Half the page loads of loading each page at each width."""
+    apply on a resize as on a load (the first lines below keep it so). Half the page loads of
+    loading each page at each width."""
+    scripts = [*(ROOT / "static").glob("*.js"), *(ROOT / "webapp" / "templates").rglob("*.html")]
+    width_readers = [p.name for p in scripts if WIDTH_READ.search(p.read_text("utf-8"))]
+    assert width_readers == [], f"{width_readers} read the window's width: load each page at each width again"
     base, pages, password, _database = site
     context = browser.new_context(bypass_csp=True, viewport=_VIEWPORTS[PHONE])
     context.add_init_script(path=str(AXE))
@@ -147,6 +151,8 @@ def test_axe_finds_nothing_serious_and_inputs_are_labelled(browser: Browser, sit
     assert problems == [], "\n".join(problems)
 
 
+# What a script would use to behave differently at another width.
+WIDTH_READ = re.compile(r"matchMedia|innerWidth|outerWidth|clientWidth|screen\.width|\bresize\b")
 _VIEWPORTS: dict[int, Any] = {PHONE: {"width": PHONE, "height": 844}, DESKTOP: {"width": DESKTOP, "height": 900}}
 
 
