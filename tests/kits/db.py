@@ -56,12 +56,12 @@ def share_compiled_sql() -> None:
     if _shared:
         return
     _shared = True
-    setattr(
-        SQLiteDialect_pysqlite,
-        "__eq__",
-        lambda self, other: isinstance(other, SQLiteDialect_pysqlite) and _settings(self) == _settings(other),
-    )
-    setattr(SQLiteDialect_pysqlite, "__hash__", lambda self: hash(_settings(self)))
+
+    def same_settings(self: Any, other: object) -> bool:
+        return isinstance(other, SQLiteDialect_pysqlite) and _settings(self) == _settings(other)
+
+    SQLiteDialect_pysqlite.__eq__ = same_settings
+    SQLiteDialect_pysqlite.__hash__ = lambda self: hash(_settings(self))
 
     @event.listens_for(Engine, "engine_connect")
     def _one_cache(connection: Connection) -> None:
