@@ -63,9 +63,9 @@ share_compiled_sql()
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """For pytest-xdist's ``--dist loadgroup`` (``make test``): a test whose fixtures live longer
-    than one test (the accessibility crawl's site, a module's servers) stays on one worker with the rest of its file,
-    so they start once; every other test is handed to whichever worker is free, one by one, so
-    both workers stay busy to the end instead of waiting on the last large file."""
+    than one test (the accessibility crawl's site, a module's servers) stays on one worker with the
+    rest of its file, so they start once; every other test is handed to whichever worker is free,
+    one by one, so both workers stay busy to the end instead of waiting on the last large file."""
     for item in items:
         info = getattr(item, "_fixtureinfo", None)
         if info is None:

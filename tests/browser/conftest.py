@@ -1,6 +1,6 @@
-"""Fixtures of the browser tests: the browser (one per test process) and the sample app served on a free
-port of 127.0.0.1 by werkzeug in a background thread. Every test here is marked ``browser``, and
-the run stops at once, saying how to install it, when Chromium is missing."""
+"""Fixtures of the browser tests: the browser (one per test process) and the sample app served on
+a free port of 127.0.0.1 by werkzeug in a background thread. Every test here is marked
+``browser``, and the run stops at once, saying how to install it, when Chromium is missing."""
 
 from __future__ import annotations
 
