@@ -115,10 +115,10 @@ def site(tmp_path_factory: pytest.TempPathFactory, drawn_faces: Path) -> Iterato
 @pytest.mark.parametrize("signed_in", [False, True], ids=["visitor", "signed-in"])
 def test_axe_finds_nothing_serious_and_inputs_are_labelled(browser: Browser, site: Any, signed_in: bool) -> None:
     """Each page is loaded once per language and checked at both widths: at the phone's, then
-    resized to the desktop's. No script of the site (static/*.js, templates) reads the window's width, so a
-    page resized is the page loaded at that width: the stylesheet's media queries decide, and they
-    apply on a resize as on a load (the first lines below keep it so). Half the page loads of
-    loading each page at each width."""
+    resized to the desktop's. No script of the site (static/*.js, templates) reads the window's
+    width, so a page resized is the page loaded at that width: the stylesheet's media queries
+    decide, and they apply on a resize as on a load (the first lines below keep it so). Half the
+    page loads of loading each page at each width."""
     scripts = [*(ROOT / "static").glob("*.js"), *(ROOT / "webapp" / "templates").rglob("*.html")]
     width_readers = [p.name for p in scripts if WIDTH_READ.search(p.read_text("utf-8"))]
     assert width_readers == [], f"{width_readers} read the window's width: load each page at each width again"
