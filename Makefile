@@ -56,8 +56,9 @@ chromium:
 # The SQLite suite runs on every core (pytest-xdist; each worker builds its own template database).
 # loadgroup: a file with module-scoped fixtures (the accessibility crawl's site, servers) stays on
 # one worker so they start once; other tests, browser tests included, go one by one to whichever
-# worker is free (tests/conftest.py). TEST_WORKERS=0 runs serially. (One worker more than cores was measured too: 190 s against 185 s on a clean
-# clone of two cores, within the runs' spread; more workers, more waits on a busy machine.)
+# worker is free (tests/conftest.py). TEST_WORKERS=0 runs serially. (One worker more than cores
+# was measured too: 190 s against 185 s on a clean clone of two cores, within the runs' spread;
+# more workers, more waits on a busy machine.)
 # Lint runs beside the tests (mypy uses one core for ~8 s on a fresh clone); its output follows
 # the tests', and either failing fails make test.
 # PYTHONDONTWRITEBYTECODE emptied: where the environment sets it (this machine does), each worker
